@@ -2,5 +2,4 @@
 
 package format
 
-var GoUnusedProtection__ int;
-
+var GoUnusedProtection__ int

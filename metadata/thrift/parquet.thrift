@@ -8,7 +8,7 @@
 //
 // Regenerate the Go code (Debian package thrift-compiler 0.17.0):
 //   cd metadata && thrift --gen go:package_prefix=github.com/arrowpq/arrowpq/metadata/,package=format \
-//     -out . thrift/parquet.thrift && rm -rf format/parquet-remote
+//     -out . thrift/parquet.thrift && rm -rf format/parquet-remote && gofmt -w format
 // (go generate ./metadata runs the same command.)
 
 namespace go format
