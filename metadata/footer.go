@@ -188,7 +188,10 @@ func (f *File) CreatedBy() string {
 }
 
 // ColumnChunk returns the metadata of column col in row group rg. It fails
-// when the column metadata is missing or only available encrypted.
+// when the column metadata is missing or only available encrypted, or when
+// its physical type contradicts the schema. Like other readers it does not
+// insist that path_in_schema repeats the schema path: columns are matched by
+// position.
 func (f *File) ColumnChunk(rg, col int) (*format.ColumnMetaData, error) {
 	if rg < 0 || rg >= len(f.Meta.RowGroups) {
 		return nil, fmt.Errorf("metadata: row group %d out of range [0, %d)", rg, len(f.Meta.RowGroups))
@@ -204,6 +207,10 @@ func (f *File) ColumnChunk(rg, col int) (*format.ColumnMetaData, error) {
 		}
 		return nil, fmt.Errorf("metadata: row group %d, column %s: column chunk has no metadata: %w",
 			rg, f.Schema.Columns[col].DottedPath, ErrCorrupt)
+	}
+	if c := f.Schema.Columns[col]; cc.MetaData.Type != c.Physical {
+		return nil, fmt.Errorf("metadata: row group %d, column %s: column chunk says physical type %v, the schema %v: %w",
+			rg, c.DottedPath, cc.MetaData.Type, c.Physical, ErrCorrupt)
 	}
 	return cc.MetaData, nil
 }
