@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 
 // arrowUsers may import arrow-go in product code; no product package may
 // import arrow-go's own Parquet implementation, which is our test oracle.
-var arrowUsers = map[string]bool{"typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
+var arrowUsers = map[string]bool{"internal/oracle": true, "typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
 
 type goPackage struct {
 	ImportPath string

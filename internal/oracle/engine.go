@@ -1,0 +1,67 @@
+package oracle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+)
+
+// Engines are the independent readers behind dump.mjs.
+var Engines = []string{"duckdb", "hyparquet", "parquetwasm"}
+
+// Dir is ../shared/oracle as seen from a package directory of this module.
+func Dir() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "oracle")
+}
+
+// ErrNotInstalled says that setup.sh has not been run (CI runs it).
+var ErrNotInstalled = errors.New("oracle engines are not installed: run ../shared/oracle/setup.sh")
+
+// Result is one engine's rendering of one file: Rows as JSON lines, or the
+// engine's error.
+type Result struct {
+	Rows []byte
+	Err  string
+}
+
+// DumpMany renders files with engine in one Node process.
+func DumpMany(engine string, files []string) ([]Result, error) {
+	home := os.Getenv("PQ_ORACLE_HOME")
+	if home == "" {
+		h, _ := os.UserHomeDir()
+		home = filepath.Join(h, ".cache", "pq-oracle")
+	}
+	if _, err := os.Stat(filepath.Join(home, "node_modules")); err != nil {
+		return nil, ErrNotInstalled
+	}
+	out, err := os.MkdirTemp("", "pq-oracle-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(out)
+	_, here, _, _ := runtime.Caller(0)
+	args := append([]string{filepath.Join(filepath.Dir(here), "dumpmany.mjs"), Dir(), engine, out}, files...)
+	cmd := exec.Command("node", args...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("node dumpmany.mjs %s: %v: %s", engine, err, msg)
+	}
+	results := make([]Result, len(files))
+	for i := range files {
+		base := filepath.Join(out, strconv.Itoa(i))
+		if msg, err := os.ReadFile(base + ".err"); err == nil {
+			results[i].Err = string(msg)
+			continue
+		}
+		rows, err := os.ReadFile(base + ".jsonl")
+		if err != nil {
+			return nil, fmt.Errorf("%s: no output for %s", engine, files[i])
+		}
+		results[i].Rows = rows
+	}
+	return results, nil
+}
