@@ -1,0 +1,175 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// rowGroupRows is the row group size of the benchmark files: several row
+// groups per file, so that streaming readers show their bounded memory.
+const rowGroupRows = 256 << 10
+
+// batchRows is the batch size both readers are asked for.
+const batchRows = 64 << 10
+
+var (
+	recordCache   = map[string]arrow.RecordBatch{}
+	recordCacheMu sync.Mutex
+)
+
+// datasetRecord builds (once per process) the record of a dataset.
+func datasetRecord(b testing.TB, name string) arrow.RecordBatch {
+	recordCacheMu.Lock()
+	defer recordCacheMu.Unlock()
+	if rec, ok := recordCache[name]; ok {
+		return rec
+	}
+	d, ok := DatasetByName(name)
+	if !ok {
+		b.Fatalf("no dataset %q", name)
+	}
+	rec := d.Build(memory.NewGoAllocator(), d.ScaledRows())
+	recordCache[name] = rec
+	return rec
+}
+
+// arrowBytes is the size of the Arrow data of rec: the sum of its buffers,
+// the figure b.SetBytes reports for reads and writes.
+func arrowBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, col := range rec.Columns() {
+		n += dataBytes(col.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, buf := range d.Buffers() {
+		if buf != nil {
+			n += int64(buf.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		dict := d.Dictionary()
+		n += dataBytes(dict)
+	}
+	return n
+}
+
+// pqarrowFile writes (once, into the temp dir) the dataset with arrow-go's
+// writer and the given codec, dictionary encoding on (its default), and
+// returns the path. Both readers read this same file.
+func pqarrowFile(b testing.TB, name string, codec compress.Compression) string {
+	rec := datasetRecord(b, name)
+	dir := filepath.Join(os.TempDir(), "arrowpq-bench")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d-%s.parquet", name, rec.NumRows(), codec))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithMaxRowGroupLength(rowGroupRows))
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// readPqarrow streams path with pqarrow and returns the rows read.
+func readPqarrow(b testing.TB, path string, parallel bool) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{Parallel: parallel, BatchSize: batchRows}, memory.DefaultAllocator)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rr.Release()
+	var rows int64
+	for rr.Next() {
+		rows += rr.RecordBatch().NumRows()
+	}
+	if err := rr.Err(); err != nil && err.Error() != "EOF" {
+		b.Fatal(err)
+	}
+	return rows
+}
+
+// peakHeap samples the live heap while fn runs and returns the largest
+// value seen above the heap at the start, in bytes.
+func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > base && v-base > peak.Load() {
+				peak.Store(v - base)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	fn()
+	close(done)
+	wg.Wait()
+	return peak.Load()
+}

@@ -1,0 +1,43 @@
+package benchmarks
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/parquet/compress"
+)
+
+var benchCodecs = []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Zstd}
+
+// BenchmarkRead streams each dataset file to Arrow record batches.
+// b.SetBytes is the size of the decoded Arrow data, so MB/s is decoded
+// Arrow bytes per second. Extra metrics: rows/s and peak-MB, the largest
+// live heap above the starting heap while one read runs.
+//
+// Run single-threaded comparisons with -cpu=1 (GOMAXPROCS=1 for both
+// readers); impl=pqarrow-parallel sets pqarrow's Parallel option.
+func BenchmarkRead(b *testing.B) {
+	for _, d := range Datasets {
+		for _, codec := range benchCodecs {
+			for _, impl := range []string{"pqarrow", "pqarrow-parallel"} {
+				b.Run(fmt.Sprintf("data=%s/codec=%s/impl=%s", d.Name, codec, impl), func(b *testing.B) {
+					path := pqarrowFile(b, d.Name, codec)
+					rec := datasetRecord(b, d.Name)
+					b.SetBytes(arrowBytes(rec))
+					b.ReportAllocs()
+					var peak uint64
+					var rows int64
+					for b.Loop() {
+						p := peakHeap(func() { rows = readPqarrow(b, path, impl == "pqarrow-parallel") })
+						peak = max(peak, p)
+					}
+					if rows != rec.NumRows() {
+						b.Fatalf("read %d rows, want %d", rows, rec.NumRows())
+					}
+					b.ReportMetric(float64(rec.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+					b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+				})
+			}
+		}
+	}
+}
