@@ -1,0 +1,222 @@
+package arrowpq
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// The kernels in this file turn dense physical values into the Arrow
+// storage of a leaf (typemap.Conversion says which one applies) and back.
+// Each works on whole slices; none allocates.
+
+// errOutOfRange is wrapped by conversions whose value does not fit the
+// target type.
+var errOutOfRange = errors.New("value out of range")
+
+// castInts converts every src value to the narrower or other-signed dst type
+// keeping the low bits, as the spec leaves out-of-range values undefined.
+func castInts[D, S int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](dst []D, src []S) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = D(v)
+	}
+}
+
+// scaleUp multiplies every value by mul, failing on overflow.
+func scaleUp[T int32 | int64](dst, src []T, mul int64) error {
+	dst = dst[:len(src)]
+	var lo, hi int64
+	if isInt32[T]() {
+		lo, hi = math.MinInt32/mul, math.MaxInt32/mul
+	} else {
+		lo, hi = math.MinInt64/mul, math.MaxInt64/mul
+	}
+	for i, v := range src {
+		if int64(v) < lo || int64(v) > hi {
+			return fmt.Errorf("%d × %d: %w", v, mul, errOutOfRange)
+		}
+		dst[i] = v * T(mul)
+	}
+	return nil
+}
+
+// scaleDown divides every value by div (truncating toward zero).
+func scaleDown[T int32 | int64](dst, src []T, div int64) {
+	dst = dst[:len(src)]
+	d := T(div)
+	for i, v := range src {
+		dst[i] = v / d
+	}
+}
+
+func isInt32[T int32 | int64]() bool {
+	var z T
+	return any(z) == any(int32(0))
+}
+
+// Julian day number of 1970-01-01: INT96 timestamps count days from the
+// start of the Julian period.
+const julianUnixEpoch = 2_440_588
+
+const nanosPerDay = 86_400 * 1_000_000_000
+
+// int96ToTimestamp converts 12-byte INT96 values (nanoseconds of the day,
+// then the Julian day, little-endian) to timestamps with divisor units per
+// second below nanoseconds (1 for ns, 1000 for µs, 1e6 for ms). A value
+// outside the int64 range of the unit is an error, never a wrap.
+func int96ToTimestamp(dst []int64, src []byte, divisor int64) error {
+	n := len(src) / 12
+	dst = dst[:n]
+	perDay := nanosPerDay / divisor
+	maxDays := math.MaxInt64 / perDay
+	for i := range dst {
+		b := src[i*12 : i*12+12 : i*12+12]
+		nanos := int64(binary.LittleEndian.Uint64(b[:8]))
+		days := int64(int32(binary.LittleEndian.Uint32(b[8:]))) - julianUnixEpoch
+		if days > maxDays || days < -maxDays {
+			return fmt.Errorf("INT96 day %d: %w", days+julianUnixEpoch, errOutOfRange)
+		}
+		sub := nanos / divisor
+		v := days * perDay
+		if (sub > 0 && v > math.MaxInt64-sub) || (sub < 0 && v < math.MinInt64-sub) {
+			return fmt.Errorf("INT96 day %d nanos %d: %w", days+julianUnixEpoch, nanos, errOutOfRange)
+		}
+		dst[i] = v + sub
+	}
+	return nil
+}
+
+// timestampToInt96 is the inverse of int96ToTimestamp: values in units of
+// divisor nanoseconds become 12-byte INT96 values appended to dst.
+func timestampToInt96(dst []byte, src []int64, divisor int64) []byte {
+	perDay := nanosPerDay / divisor
+	for _, v := range src {
+		days := v / perDay
+		rem := v % perDay
+		if rem < 0 {
+			rem += perDay
+			days--
+		}
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(rem*divisor))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(int32(days+julianUnixEpoch)))
+	}
+	return dst
+}
+
+// decimalFromInts sign-extends INT32 or INT64 unscaled values into
+// little-endian decimals of width bytes (4, 8, 16 or 32). A value that does
+// not fit a narrower width is an error.
+func decimalFromInts[T int32 | int64](dst []byte, src []T, width int) error {
+	dst = dst[:len(src)*width]
+	for i, v := range src {
+		x := int64(v)
+		out := dst[i*width : i*width+width : i*width+width]
+		switch width {
+		case 4:
+			if x < math.MinInt32 || x > math.MaxInt32 {
+				return fmt.Errorf("decimal unscaled %d in 4 bytes: %w", x, errOutOfRange)
+			}
+			binary.LittleEndian.PutUint32(out, uint32(int32(x)))
+		default:
+			binary.LittleEndian.PutUint64(out, uint64(x))
+			fill := byte(0)
+			if x < 0 {
+				fill = 0xff
+			}
+			for j := 8; j < width; j++ {
+				out[j] = fill
+			}
+		}
+	}
+	return nil
+}
+
+// decimalFromBigEndian converts one big-endian two's complement unscaled
+// value (FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY) into a little-endian decimal of
+// len(out) bytes, sign-extending. Bytes beyond the width must be pure sign
+// extension, else the value does not fit. An empty value is zero.
+func decimalFromBigEndian(out, be []byte) error {
+	width := len(out)
+	neg := len(be) > 0 && be[0]&0x80 != 0
+	fill := byte(0)
+	if neg {
+		fill = 0xff
+	}
+	if len(be) > width {
+		extra := be[:len(be)-width]
+		for _, b := range extra {
+			if b != fill {
+				return fmt.Errorf("decimal of %d bytes in %d: %w", len(be), width, errOutOfRange)
+			}
+		}
+		// The sign must survive the cut.
+		if (be[len(be)-width]&0x80 != 0) != neg {
+			return fmt.Errorf("decimal of %d bytes in %d: %w", len(be), width, errOutOfRange)
+		}
+		be = be[len(be)-width:]
+	}
+	n := len(be)
+	for j := 0; j < n; j++ {
+		out[j] = be[n-1-j]
+	}
+	for j := n; j < width; j++ {
+		out[j] = fill
+	}
+	return nil
+}
+
+// decimalToBigEndian writes the low len(out) bytes of a little-endian
+// decimal in big-endian order, failing when the dropped bytes are not sign
+// extension of what is kept.
+func decimalToBigEndian(out, le []byte) error {
+	width := len(out)
+	if width < len(le) {
+		fill := byte(0)
+		if le[len(le)-1]&0x80 != 0 {
+			fill = 0xff
+		}
+		for _, b := range le[width:] {
+			if b != fill {
+				return fmt.Errorf("decimal does not fit %d bytes: %w", width, errOutOfRange)
+			}
+		}
+		if (le[width-1]&0x80 != 0) != (fill == 0xff) {
+			return fmt.Errorf("decimal does not fit %d bytes: %w", width, errOutOfRange)
+		}
+	}
+	for j := 0; j < width; j++ {
+		if j < len(le) {
+			out[width-1-j] = le[j]
+		} else if le[len(le)-1]&0x80 != 0 {
+			out[width-1-j] = 0xff
+		} else {
+			out[width-1-j] = 0
+		}
+	}
+	return nil
+}
+
+// intervalToMonthDayNano converts 12-byte INTERVAL values (three
+// little-endian uint32: months, days, milliseconds) to Arrow's 16-byte
+// MonthDayNano layout (int32 months, int32 days, int64 nanoseconds).
+// Months or days above 2^31-1 do not fit and are an error.
+func intervalToMonthDayNano(dst []byte, src []byte) error {
+	n := len(src) / 12
+	dst = dst[:n*16]
+	for i := 0; i < n; i++ {
+		s := src[i*12 : i*12+12 : i*12+12]
+		months := binary.LittleEndian.Uint32(s[0:4])
+		days := binary.LittleEndian.Uint32(s[4:8])
+		millis := binary.LittleEndian.Uint32(s[8:12])
+		if months > math.MaxInt32 || days > math.MaxInt32 {
+			return fmt.Errorf("INTERVAL of %d months, %d days: %w", months, days, errOutOfRange)
+		}
+		d := dst[i*16 : i*16+16 : i*16+16]
+		binary.LittleEndian.PutUint32(d[0:4], months)
+		binary.LittleEndian.PutUint32(d[4:8], days)
+		binary.LittleEndian.PutUint64(d[8:16], uint64(int64(millis)*1_000_000))
+	}
+	return nil
+}
