@@ -1,0 +1,138 @@
+package arrowpq
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// coalesceGap is the largest hole between two column chunks that is read
+// rather than skipped, so that neighbouring chunks cost one read: reading a
+// few hundred KiB too many is cheaper than another request on object
+// storage, and harmless on a local file.
+const coalesceGap = 1 << 20
+
+// maxDictHeaderPad is how far past a column chunk's recorded end a reader
+// looks for files written before PARQUET-816, where total_compressed_size
+// left out part of the dictionary page (Arrow C++ pads the same way).
+const maxDictHeaderPad = 100
+
+// chunkRange is the byte range of one leaf column chunk.
+type chunkRange struct {
+	leaf          int // leaf column index
+	offset, end   int64
+	bufOff, bufEn int // where it lands in the row group buffer
+}
+
+// readChunks reads the column chunks of the selected leaves of row group
+// rg into r.chunkBuf with as few ReadAt calls as the layout allows, and
+// returns each leaf's bytes by leaf index.
+func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
+	leaves := r.plan.leaves
+	ranges := make([]chunkRange, 0, len(leaves))
+	pad := needsDictPad(r.file.CreatedBy())
+	for _, leaf := range leaves {
+		off, n, err := r.file.ChunkRange(rg, leaf)
+		if err != nil {
+			return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath,
+				Page: -1, Offset: -1, Err: err}
+		}
+		end := off + n
+		if pad {
+			end = min(end+maxDictHeaderPad, r.file.FooterOffset)
+		}
+		ranges = append(ranges, chunkRange{leaf: leaf, offset: off, end: end})
+	}
+	sort.Slice(ranges, func(i, j int) bool { return ranges[i].offset < ranges[j].offset })
+
+	// Group ranges into reads: a read covers ranges whose gaps are small.
+	type span struct{ offset, end int64 }
+	var reads []span
+	for _, cr := range ranges {
+		if len(reads) > 0 && cr.offset-reads[len(reads)-1].end <= coalesceGap {
+			reads[len(reads)-1].end = max(reads[len(reads)-1].end, cr.end)
+			continue
+		}
+		reads = append(reads, span{cr.offset, cr.end})
+	}
+	var total int64
+	for _, s := range reads {
+		total += s.end - s.offset
+	}
+	// The ranges were checked against the file size by ChunkRange, so the
+	// total is bounded by the file.
+	if int64(cap(r.chunkBuf)) < total {
+		r.chunkBuf = make([]byte, total)
+	}
+	buf := r.chunkBuf[:total]
+	out := make(map[int][]byte, len(ranges))
+	var pos int64
+	ri := 0
+	for _, s := range reads {
+		dst := buf[pos : pos+(s.end-s.offset)]
+		if err := r.opts.Context.Err(); err != nil {
+			return nil, err
+		}
+		if n, err := r.src.ReadAt(dst, s.offset); n < len(dst) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: s.offset,
+				Err: fmt.Errorf("read %d bytes of column chunks: %w", len(dst), err)}
+		}
+		for ri < len(ranges) && ranges[ri].offset < s.end {
+			cr := ranges[ri]
+			out[cr.leaf] = dst[cr.offset-s.offset : cr.end-s.offset : cr.end-s.offset]
+			ri++
+		}
+		pos += s.end - s.offset
+	}
+	return out, nil
+}
+
+// needsDictPad reports whether created_by names a writer from before
+// PARQUET-816 (parquet-mr before 1.2.9, or parquet-cpp before 1.3.0 on the
+// affected line), whose chunk sizes may miss part of the dictionary page.
+func needsDictPad(createdBy string) bool {
+	app, ver, ok := parseCreatedBy(createdBy)
+	if !ok {
+		return false
+	}
+	switch app {
+	case "parquet-mr":
+		return versionLess(ver, [3]int{1, 2, 9})
+	case "parquet-cpp":
+		return versionLess(ver, [3]int{1, 3, 0})
+	}
+	return false
+}
+
+// parseCreatedBy splits "<app> version <x.y.z>[-suffix] (build ...)".
+func parseCreatedBy(s string) (app string, ver [3]int, ok bool) {
+	app, rest, found := strings.Cut(s, " version ")
+	if !found {
+		return "", ver, false
+	}
+	rest, _, _ = strings.Cut(rest, " ")
+	rest, _, _ = strings.Cut(rest, "-")
+	parts := strings.SplitN(rest, ".", 3)
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return app, ver, i > 0
+		}
+		ver[i] = n
+	}
+	return strings.ToLower(strings.TrimSpace(app)), ver, true
+}
+
+func versionLess(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}

@@ -1,0 +1,273 @@
+package arrowpq
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/arrowpq/arrowpq/levels"
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
+)
+
+// leafReader reads one leaf column chunk batch by batch: the definition and
+// repetition levels of whole records and the dense (non-null) physical
+// values they carry. Turning those into Arrow arrays is the assembler's
+// job (assemble.go).
+//
+// A page's levels are decoded when the page is loaded; its values are
+// decoded as batches consume the page, so that a batch never holds more
+// than it returns plus one page.
+type leafReader struct {
+	col      *metadata.Column
+	codec    format.CompressionCodec
+	pages    pagecodec.PageReader
+	popts    pagecodec.PageReaderOptions
+	rowGroup int
+
+	dict    dictionary
+	hasDict bool
+
+	// The data page being consumed.
+	page      *pagecodec.Page
+	pageDef   []int16 // all levels of the page
+	pageRep   []int16
+	pageLen   int // levels in the page
+	pagePos   int // levels already consumed
+	values    valueDecoder
+	chunkDone bool
+
+	// The batch being built.
+	def, rep []int16
+	dense    denseValues
+	// numLevels counts the levels of the batch.
+	numLevels int
+}
+
+// dictionary holds the decoded dictionary page of a column chunk.
+type dictionary struct {
+	n int
+	denseValues
+}
+
+func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
+	return &leafReader{
+		col: col,
+		popts: pagecodec.PageReaderOptions{
+			MaxDefinitionLevel: col.MaxDef,
+			MaxRepetitionLevel: col.MaxRep,
+			MaxPageSize:        opts.MaxPageSize,
+			SkipCRC:            opts.SkipChecksums,
+		},
+	}
+}
+
+// reset starts a new column chunk.
+func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, assumeV2Compressed bool) {
+	l.rowGroup = rg
+	l.codec = md.Codec
+	l.popts.FileOffset = fileOffset
+	l.popts.AssumeV2Compressed = assumeV2Compressed
+	l.pages.Reset(chunk, md.Codec, l.popts)
+	l.hasDict = false
+	l.dict.n = 0
+	l.page = nil
+	l.pageLen, l.pagePos = 0, 0
+	l.chunkDone = false
+}
+
+// wrap locates err at the current page of the chunk.
+func (l *leafReader) wrap(err error) error {
+	e := &Error{Op: "read", RowGroup: l.rowGroup, Column: l.col.DottedPath, Page: -1, Offset: -1, Err: err}
+	var pe *pagecodec.PageError
+	if errors.As(err, &pe) {
+		e.Page, e.Offset, e.Err = pe.Page, pe.Offset, pe.Err
+	} else if l.page != nil {
+		e.Page, e.Offset = l.page.Ordinal, l.page.Offset
+	}
+	return e
+}
+
+// nextDataPage loads the next data page, decoding a dictionary page on the
+// way. It returns io.EOF at the end of the chunk.
+func (l *leafReader) nextDataPage() error {
+	for {
+		p, err := l.pages.Next()
+		if err == io.EOF {
+			l.chunkDone = true
+			l.page = nil
+			return io.EOF
+		}
+		if err != nil {
+			return l.wrap(err)
+		}
+		l.page = p
+		switch p.Type {
+		case format.PageType_DICTIONARY_PAGE:
+			if l.hasDict {
+				return l.wrap(fmt.Errorf("a second dictionary page: %w", pagecodec.ErrCorrupt))
+			}
+			if err := l.decodeDictionary(p); err != nil {
+				return l.wrap(err)
+			}
+			l.hasDict = true
+			continue
+		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
+		default:
+			continue // index pages and unknown types carry no rows
+		}
+		if err := l.loadLevels(p); err != nil {
+			return l.wrap(err)
+		}
+		if err := l.values.reset(l, p); err != nil {
+			return l.wrap(err)
+		}
+		return nil
+	}
+}
+
+// loadLevels decodes every level of data page p.
+func (l *leafReader) loadLevels(p *pagecodec.Page) error {
+	n := p.NumLevels
+	if n < 0 {
+		return fmt.Errorf("negative level count %d: %w", n, pagecodec.ErrCorrupt)
+	}
+	l.pageLen, l.pagePos = n, 0
+	if l.col.MaxRep > 0 {
+		l.pageRep = growInt16(l.pageRep, n)
+		if err := decodeLevels(l.pageRep, p.RepetitionLevels, p.RepetitionLevelEncoding, l.col.MaxRep, "repetition"); err != nil {
+			return err
+		}
+	}
+	if l.col.MaxDef > 0 {
+		l.pageDef = growInt16(l.pageDef, n)
+		if err := decodeLevels(l.pageDef, p.DefinitionLevels, p.DefinitionLevelEncoding, l.col.MaxDef, "definition"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeLevels(dst []int16, src []byte, enc format.Encoding, maxLevel int16, what string) error {
+	var d levels.Decoder
+	var err error
+	switch enc {
+	case format.Encoding_RLE:
+		err = d.ResetRLE(src, maxLevel, len(dst))
+	case format.Encoding_BIT_PACKED:
+		_, err = d.ResetBitPacked(src, maxLevel, len(dst))
+	default:
+		return fmt.Errorf("%s levels in encoding %v: %w", what, enc, pagecodec.ErrUnsupported)
+	}
+	if err != nil {
+		return fmt.Errorf("%s levels: %w", what, err)
+	}
+	n, err := d.Decode(dst)
+	if err != nil {
+		return fmt.Errorf("%s levels: %w", what, err)
+	}
+	if n != len(dst) {
+		return fmt.Errorf("%s levels: %d of the %d the page header promises: %w", what, n, len(dst), pagecodec.ErrCorrupt)
+	}
+	return nil
+}
+
+func growInt16(s []int16, n int) []int16 {
+	if cap(s) < n {
+		return make([]int16, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// readBatch gathers the levels and dense values of the next numRows records
+// into l.def, l.rep and l.dense. It returns the number of records read,
+// which is smaller than numRows only when the chunk ends.
+func (l *leafReader) readBatch(numRows int) (int, error) {
+	l.def, l.rep = l.def[:0], l.rep[:0]
+	l.dense.reset(l.col)
+	l.numLevels = 0
+	rows := 0
+	for rows < numRows || (l.col.MaxRep > 0 && !l.atRecordStart()) {
+		if l.pagePos == l.pageLen {
+			if err := l.nextDataPage(); err == io.EOF {
+				break
+			} else if err != nil {
+				return rows, err
+			}
+			continue
+		}
+		// Take levels from the page up to the end of the batch's records.
+		start := l.pagePos
+		end := l.pageLen
+		if l.col.MaxRep == 0 {
+			end = min(l.pageLen, start+numRows-rows)
+			rows += end - start
+		} else {
+			i := start
+			for ; i < l.pageLen; i++ {
+				if l.pageRep[i] == 0 {
+					if rows == numRows {
+						break
+					}
+					rows++
+				} else if rows == 0 {
+					return rows, l.wrap(fmt.Errorf("a record starts with repetition level %d, not 0: %w", l.pageRep[i], pagecodec.ErrCorrupt))
+				}
+			}
+			end = i
+		}
+		if err := l.take(start, end); err != nil {
+			return rows, err
+		}
+		if l.col.MaxRep > 0 && rows == numRows && l.pagePos < l.pageLen {
+			break // the next level starts the next batch's first record
+		}
+	}
+	return rows, nil
+}
+
+// atRecordStart reports whether the next unread level starts a record (or
+// the chunk is over), so that a batch never ends inside a record that
+// continues on the next page.
+func (l *leafReader) atRecordStart() bool {
+	for l.pagePos == l.pageLen {
+		if l.chunkDone {
+			return true
+		}
+		if err := l.nextDataPage(); err != nil {
+			// The error comes back on the next read; end the batch here.
+			return true
+		}
+	}
+	return l.pageRep[l.pagePos] == 0
+}
+
+// take moves levels [start, end) of the page into the batch and decodes
+// the values they carry.
+func (l *leafReader) take(start, end int) error {
+	n := end - start
+	numValues := n
+	if l.col.MaxDef > 0 {
+		def := l.pageDef[start:end]
+		l.def = append(l.def, def...)
+		numValues = 0
+		maxDef := l.col.MaxDef
+		for _, d := range def {
+			if d == maxDef {
+				numValues++
+			}
+		}
+	}
+	if l.col.MaxRep > 0 {
+		l.rep = append(l.rep, l.pageRep[start:end]...)
+	}
+	l.pagePos = end
+	l.numLevels += n
+	if numValues > 0 {
+		if err := l.values.decode(l, &l.dense, numValues); err != nil {
+			return l.wrap(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,400 @@
+package arrowpq
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/typemap"
+)
+
+// slots describes where the dense values of a leaf go: numSlots array
+// slots, of which those whose bit is set in valid (nil: all) hold a value.
+type slots struct {
+	n         int
+	valid     []byte // LSB-first validity of the leaf array, nil when no nulls
+	nullCount int
+}
+
+// buildLeaf turns the dense physical values of one batch of a leaf into
+// its Arrow storage array (extension and dictionary wrapping are the
+// caller's), applying the leaf's conversion and spreading values into the
+// non-null slots.
+func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType, d *denseValues, s slots, int96Unit arrow.TimeUnit) (arrow.Array, error) {
+	if conv.Kind == typemap.Null || dt.ID() == arrow.NULL {
+		return array.NewNull(s.n), nil
+	}
+	validBuf := bitmapBuffer(mem, s)
+	switch dt.ID() {
+	case arrow.BOOL:
+		values := memory.NewResizableBuffer(mem)
+		values.Resize(int(bitutil.BytesForBits(int64(s.n))))
+		spreadBits(values.Bytes(), d.bits, s)
+		return makeArray(dt, s, validBuf, values), nil
+	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		if d.physical != format.Type_BYTE_ARRAY && d.physical != format.Type_FIXED_LEN_BYTE_ARRAY {
+			return nil, fmt.Errorf("%v values as %s: %w", d.physical, dt, errUnsupportedConversion)
+		}
+		return buildBinary(mem, dt, d, s, validBuf)
+	}
+	width, err := storageWidth(dt)
+	if err != nil {
+		return nil, err
+	}
+	dense, err := convertDense(conv, dt, d, width, int96Unit)
+	if err != nil {
+		return nil, err
+	}
+	values := memory.NewResizableBuffer(mem)
+	values.Resize(s.n * width)
+	spreadFixed(values.Bytes(), dense, width, s)
+	return makeArray(dt, s, validBuf, values), nil
+}
+
+var errUnsupportedConversion = fmt.Errorf("unsupported conversion")
+
+func bitmapBuffer(mem memory.Allocator, s slots) *memory.Buffer {
+	if s.valid == nil || s.nullCount == 0 {
+		return nil
+	}
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(bitutil.BytesForBits(int64(s.n))))
+	copy(b.Bytes(), s.valid[:len(b.Bytes())])
+	return b
+}
+
+func makeArray(dt arrow.DataType, s slots, buffers ...*memory.Buffer) arrow.Array {
+	nulls := s.nullCount
+	if buffers[0] == nil {
+		nulls = 0
+	}
+	data := array.NewData(dt, s.n, buffers, nil, nulls, 0)
+	defer data.Release()
+	for _, b := range buffers {
+		if b != nil {
+			b.Release()
+		}
+	}
+	return array.MakeFromData(data)
+}
+
+// storageWidth is the byte width of a fixed-width Arrow storage type.
+func storageWidth(dt arrow.DataType) (int, error) {
+	if fw, ok := dt.(arrow.FixedWidthDataType); ok && fw.BitWidth()%8 == 0 && fw.BitWidth() > 0 {
+		return fw.BitWidth() / 8, nil
+	}
+	return 0, fmt.Errorf("Arrow type %s: %w", dt, errUnsupportedConversion)
+}
+
+// convertDense returns the dense values in the Arrow storage layout, width
+// bytes each, converting them when the conversion asks.
+func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
+	n := d.n
+	switch conv.Kind {
+	case typemap.Identity:
+		switch d.physical {
+		case format.Type_INT32:
+			return int32Bytes(d.i32[:n]), checkWidth(width, 4, dt)
+		case format.Type_INT64:
+			return int64Bytes(d.i64[:n]), checkWidth(width, 8, dt)
+		case format.Type_FLOAT:
+			return float32Bytes(d.f32[:n]), checkWidth(width, 4, dt)
+		case format.Type_DOUBLE:
+			return float64Bytes(d.f64[:n]), checkWidth(width, 8, dt)
+		case format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_INT96:
+			return d.fixed[:n*d.width], checkWidth(width, d.width, dt)
+		}
+	case typemap.IntCast:
+		out := make([]byte, n*width)
+		switch d.physical {
+		case format.Type_INT32:
+			castToWidth(out, d.i32[:n], width, dt)
+		case format.Type_INT64:
+			castToWidth(out, d.i64[:n], width, dt)
+		default:
+			return nil, fmt.Errorf("integer cast of %v: %w", d.physical, errUnsupportedConversion)
+		}
+		return out, nil
+	case typemap.Scale:
+		switch d.physical {
+		case format.Type_INT32:
+			vals := make([]int32, n)
+			if conv.Mul > 1 {
+				if err := scaleUp(vals, d.i32[:n], conv.Mul); err != nil {
+					return nil, err
+				}
+			} else {
+				scaleDown(vals, d.i32[:n], conv.Div)
+			}
+			if width == 8 {
+				wide := make([]int64, n)
+				for i, v := range vals {
+					wide[i] = int64(v)
+				}
+				return int64Bytes(wide), nil
+			}
+			return int32Bytes(vals), nil
+		case format.Type_INT64:
+			vals := make([]int64, n)
+			if conv.Mul > 1 {
+				if err := scaleUp(vals, d.i64[:n], conv.Mul); err != nil {
+					return nil, err
+				}
+			} else {
+				scaleDown(vals, d.i64[:n], conv.Div)
+			}
+			if width == 4 {
+				narrow := make([]int32, n)
+				for i, v := range vals {
+					if v < math.MinInt32 || v > math.MaxInt32 {
+						return nil, fmt.Errorf("%d as %s: %w", v, dt, errOutOfRange)
+					}
+					narrow[i] = int32(v)
+				}
+				return int32Bytes(narrow), nil
+			}
+			return int64Bytes(vals), nil
+		}
+	case typemap.Int96:
+		vals := make([]int64, n)
+		div := int64(1)
+		switch conv.Unit {
+		case arrow.Microsecond:
+			div = 1_000
+		case arrow.Millisecond:
+			div = 1_000_000
+		case arrow.Second:
+			div = 1_000_000_000
+		}
+		if err := int96ToTimestamp(vals, d.fixed[:n*12], div); err != nil {
+			return nil, err
+		}
+		return int64Bytes(vals), nil
+	case typemap.Decimal:
+		out := make([]byte, n*width)
+		switch d.physical {
+		case format.Type_INT32:
+			return out, decimalFromInts(out, d.i32[:n], width)
+		case format.Type_INT64:
+			return out, decimalFromInts(out, d.i64[:n], width)
+		case format.Type_FIXED_LEN_BYTE_ARRAY:
+			for i := 0; i < n; i++ {
+				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.fixed[i*d.width:(i+1)*d.width]); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		case format.Type_BYTE_ARRAY:
+			for i := 0; i < n; i++ {
+				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.data[d.offsets[i]:d.offsets[i+1]]); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+	case typemap.Interval:
+		if d.physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.width != 12 {
+			return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.physical, d.width, errUnsupportedConversion)
+		}
+		switch dt.ID() {
+		case arrow.INTERVAL_MONTH_DAY_NANO:
+			out := make([]byte, n*16)
+			return out, intervalToMonthDayNano(out, d.fixed[:n*12])
+		case arrow.INTERVAL_DAY_TIME:
+			out := make([]byte, n*8)
+			for i := 0; i < n; i++ {
+				s := d.fixed[i*12:]
+				if m := binary.LittleEndian.Uint32(s); m != 0 {
+					return nil, fmt.Errorf("INTERVAL of %d months as %s: %w", m, dt, errOutOfRange)
+				}
+				copy(out[i*8:], s[4:12])
+			}
+			return out, nil
+		case arrow.INTERVAL_MONTHS:
+			out := make([]byte, n*4)
+			for i := 0; i < n; i++ {
+				s := d.fixed[i*12:]
+				if binary.LittleEndian.Uint64(s[4:]) != 0 {
+					return nil, fmt.Errorf("INTERVAL with days or milliseconds as %s: %w", dt, errOutOfRange)
+				}
+				copy(out[i*4:], s[:4])
+			}
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.physical, dt, errUnsupportedConversion)
+}
+
+func checkWidth(have, want int, dt arrow.DataType) error {
+	if have != want {
+		return fmt.Errorf("%d-byte values as %s: %w", want, dt, errUnsupportedConversion)
+	}
+	return nil
+}
+
+func castToWidth[S int32 | int64](out []byte, src []S, width int, dt arrow.DataType) {
+	switch width {
+	case 1:
+		for i, v := range src {
+			out[i] = byte(v)
+		}
+	case 2:
+		for i, v := range src {
+			binary.LittleEndian.PutUint16(out[i*2:], uint16(v))
+		}
+	case 4:
+		for i, v := range src {
+			binary.LittleEndian.PutUint32(out[i*4:], uint32(v))
+		}
+	case 8:
+		signed := arrow.IsSignedInteger(dt.ID())
+		for i, v := range src {
+			x := uint64(int64(v))
+			if !signed {
+				// Unsigned targets take the bits of the physical width.
+				var z S
+				if any(z) == any(int32(0)) {
+					x = uint64(uint32(v))
+				}
+			}
+			binary.LittleEndian.PutUint64(out[i*8:], x)
+		}
+	}
+}
+
+// spreadFixed copies dense values of width bytes into the valid slots of
+// dst (all slots when s.valid is nil), leaving null slots zero.
+func spreadFixed(dst, dense []byte, width int, s slots) {
+	if s.valid == nil || s.nullCount == 0 {
+		copy(dst, dense[:s.n*width])
+		return
+	}
+	k := 0
+	for i := 0; i < s.n; {
+		if !bitutil.BitIsSet(s.valid, i) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < s.n && bitutil.BitIsSet(s.valid, j) {
+			j++
+		}
+		copy(dst[i*width:j*width], dense[k*width:(k+j-i)*width])
+		k += j - i
+		i = j
+	}
+}
+
+// spreadBits is spreadFixed for bit-packed booleans.
+func spreadBits(dst, dense []byte, s slots) {
+	k := 0
+	for i := 0; i < s.n; i++ {
+		if s.valid != nil && s.nullCount > 0 && !bitutil.BitIsSet(s.valid, i) {
+			continue
+		}
+		if bitutil.BitIsSet(dense, k) {
+			bitutil.SetBit(dst, i)
+		}
+		k++
+	}
+}
+
+// buildBinary builds a binary or string array: the data stays as decoded,
+// and null slots get empty ranges in the offsets.
+func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slots, validBuf *memory.Buffer) (arrow.Array, error) {
+	offsets, data := d.offsets, d.data
+	if d.physical == format.Type_FIXED_LEN_BYTE_ARRAY {
+		offsets = make([]int32, d.n+1)
+		for i := range offsets {
+			offsets[i] = int32(i * d.width)
+		}
+		data = d.fixed[:d.n*d.width]
+	}
+	if len(data) > maxByteArrayData && (dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY) {
+		return nil, fmt.Errorf("%d bytes of %s in one batch exceed 32-bit offsets; read with a smaller BatchSize: %w",
+			len(data), dt, errOutOfRange)
+	}
+	switch dt.ID() {
+	case arrow.STRING, arrow.BINARY:
+		off := memory.NewResizableBuffer(mem)
+		off.Resize((s.n + 1) * 4)
+		spreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s)
+		dataBuf := memory.NewResizableBuffer(mem)
+		dataBuf.Resize(len(data))
+		copy(dataBuf.Bytes(), data)
+		return makeArray(dt, s, validBuf, off, dataBuf), nil
+	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
+		off := memory.NewResizableBuffer(mem)
+		off.Resize((s.n + 1) * 8)
+		out := arrow.Int64Traits.CastFromBytes(off.Bytes())
+		k := 0
+		for i := 0; i < s.n; i++ {
+			out[i] = int64(offsets[k])
+			if s.valid == nil || s.nullCount == 0 || bitutil.BitIsSet(s.valid, i) {
+				k++
+			}
+		}
+		out[s.n] = int64(offsets[k])
+		dataBuf := memory.NewResizableBuffer(mem)
+		dataBuf.Resize(len(data))
+		copy(dataBuf.Bytes(), data)
+		return makeArray(dt, s, validBuf, off, dataBuf), nil
+	default: // views
+		if validBuf != nil {
+			validBuf.Release()
+		}
+		var b interface {
+			array.Builder
+			Append([]byte)
+		}
+		if dt.ID() == arrow.STRING_VIEW {
+			b = &stringViewAppender{array.NewStringViewBuilder(mem)}
+		} else {
+			b = array.NewBinaryViewBuilder(mem)
+		}
+		defer b.Release()
+		b.Reserve(s.n)
+		k := 0
+		for i := 0; i < s.n; i++ {
+			if s.valid != nil && s.nullCount > 0 && !bitutil.BitIsSet(s.valid, i) {
+				b.AppendNull()
+				continue
+			}
+			b.Append(data[offsets[k]:offsets[k+1]])
+			k++
+		}
+		return b.NewArray(), nil
+	}
+}
+
+type stringViewAppender struct{ *array.StringViewBuilder }
+
+func (s *stringViewAppender) Append(v []byte) { s.StringViewBuilder.Append(string(v)) }
+
+// spreadOffsets writes the slot offsets of a binary array: a null slot
+// repeats the previous offset.
+func spreadOffsets(out []int32, dense []int32, s slots) {
+	if s.valid == nil || s.nullCount == 0 {
+		copy(out, dense[:s.n+1])
+		return
+	}
+	k := 0
+	for i := 0; i < s.n; i++ {
+		out[i] = dense[k]
+		if bitutil.BitIsSet(s.valid, i) {
+			k++
+		}
+	}
+	out[s.n] = dense[k]
+}
+
+func int32Bytes(v []int32) []byte     { return arrow.Int32Traits.CastToBytes(v) }
+func int64Bytes(v []int64) []byte     { return arrow.Int64Traits.CastToBytes(v) }
+func float32Bytes(v []float32) []byte { return arrow.Float32Traits.CastToBytes(v) }
+func float64Bytes(v []float64) []byte { return arrow.Float64Traits.CastToBytes(v) }

@@ -1,0 +1,311 @@
+package arrowpq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/arrowpq/arrowpq/metadata"
+)
+
+// Reader reads a Parquet file as a stream of Arrow record batches. It
+// implements array.RecordReader: call Next until it returns false, use
+// RecordBatch for the current batch, then check Err. A Reader is not safe
+// for concurrent use; it decodes the columns of a batch in parallel itself
+// when ReadOptions.Parallelism allows.
+//
+// Memory: a Reader holds the compressed column chunks of one row group and
+// the batch being built. The batch returned by RecordBatch is owned by the
+// Reader and released by the next call to Next or by Release/Close; Retain
+// it to keep it longer.
+type Reader struct {
+	refs   atomic.Int64
+	src    io.ReaderAt
+	closer io.Closer
+	path   string
+	file   *metadata.File
+	opts   ReadOptions
+	plan   *readPlan
+
+	rowGroups  []int
+	nextRG     int   // index into rowGroups of the next row group to load
+	rg         int   // the row group being read, -1 before the first
+	rowsLeft   int64 // rows of rg not yet returned
+	chunkBuf   []byte
+	cur        arrow.RecordBatch
+	err        error
+	closed     bool
+	columnsOut []arrow.Array
+}
+
+// OpenFile opens the Parquet file at path. Close the Reader to close the
+// file. opts may be nil.
+func OpenFile(path string, opts *ReadOptions) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: errors.New("is a directory")}
+	}
+	r, err := newReader(f, st.Size(), path, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads the Parquet file of the given size from r. opts may be
+// nil. The footer is read and checked here; pages are read by Next.
+func NewReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
+	return newReader(r, size, "", opts)
+}
+
+func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reader, error) {
+	opts, err := o.normalized()
+	if err != nil {
+		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
+	}
+	file, err := metadata.ReadFooter(src, size)
+	if err != nil {
+		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
+	}
+	plan, err := newReadPlan(file, &opts)
+	if err != nil {
+		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
+	}
+	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1}
+	r.refs.Store(1)
+	if opts.RowGroups == nil {
+		r.rowGroups = make([]int, len(file.Meta.RowGroups))
+		for i := range r.rowGroups {
+			r.rowGroups[i] = i
+		}
+	} else {
+		for _, rg := range opts.RowGroups {
+			if rg < 0 || rg >= len(file.Meta.RowGroups) {
+				return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1,
+					Err: fmt.Errorf("row group %d does not exist: the file has %d", rg, len(file.Meta.RowGroups))}
+			}
+		}
+		r.rowGroups = append([]int(nil), opts.RowGroups...)
+	}
+	return r, nil
+}
+
+// Metadata returns the parsed footer of the file.
+func (r *Reader) Metadata() *metadata.File { return r.file }
+
+// Schema returns the Arrow schema of the batches, projection applied.
+func (r *Reader) Schema() *arrow.Schema { return r.plan.schema }
+
+// NumRows returns the number of rows the Reader will return: the rows of
+// the selected row groups.
+func (r *Reader) NumRows() int64 {
+	var n int64
+	for _, rg := range r.rowGroups {
+		n += r.file.Meta.RowGroups[rg].NumRows
+	}
+	return n
+}
+
+// Retain adds a reference to the Reader.
+func (r *Reader) Retain() { r.refs.Add(1) }
+
+// Release drops a reference; the last one closes the Reader.
+func (r *Reader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.Close()
+	}
+}
+
+// Close releases the current batch and the decoders' buffers and closes
+// the file when the Reader opened it. It is safe to call more than once.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.plan.release()
+	r.chunkBuf = nil
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+// Err returns the error that ended Next, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// RecordBatch returns the current batch, valid until the next call to Next.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record returns the current batch.
+//
+// Deprecated: Use [Reader.RecordBatch].
+func (r *Reader) Record() arrow.RecordBatch { return r.cur }
+
+// Next reads the next batch and reports whether there is one.
+func (r *Reader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || r.closed {
+		return false
+	}
+	if err := r.opts.Context.Err(); err != nil {
+		r.err = err
+		return false
+	}
+	for r.rowsLeft == 0 {
+		if r.nextRG >= len(r.rowGroups) {
+			return false
+		}
+		rg := r.rowGroups[r.nextRG]
+		r.nextRG++
+		if err := r.loadRowGroup(rg); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	n := int64(r.opts.BatchSize)
+	if n > r.rowsLeft {
+		n = r.rowsLeft
+	}
+	cols, err := r.decodeBatch(int(n))
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.cur = array.NewRecordBatch(r.plan.schema, cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	r.rowsLeft -= n
+	return true
+}
+
+// loadRowGroup reads the compressed column chunks of the selected leaves
+// of row group rg and hands them to the decoders.
+func (r *Reader) loadRowGroup(rg int) error {
+	r.rg = rg
+	r.rowsLeft = r.file.Meta.RowGroups[rg].NumRows
+	if r.rowsLeft == 0 {
+		return nil
+	}
+	chunks, err := r.readChunks(rg)
+	if err != nil {
+		return err
+	}
+	return r.plan.startRowGroup(r, rg, chunks)
+}
+
+// decodeBatch decodes numRows rows of every selected top-level field, in
+// parallel when allowed, and returns one array per field.
+func (r *Reader) decodeBatch(numRows int) ([]arrow.Array, error) {
+	fields := r.plan.fields
+	cols := make([]arrow.Array, len(fields))
+	errs := make([]error, len(fields))
+	workers := min(r.opts.Parallelism, len(fields))
+	if workers <= 1 {
+		for i, f := range fields {
+			cols[i], errs[i] = f.next(numRows)
+			if errs[i] != nil {
+				break
+			}
+		}
+	} else {
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(fields) {
+						return
+					}
+					cols[i], errs[i] = fields[i].next(numRows)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for i, err := range errs {
+		if err != nil {
+			for _, c := range cols {
+				if c != nil {
+					c.Release()
+				}
+			}
+			return nil, r.locate(err, fields[i])
+		}
+	}
+	return cols, nil
+}
+
+// locate wraps err from decoding field f in an *Error that says where.
+func (r *Reader) locate(err error, f fieldDecoder) error {
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Path == "" {
+			e.Path = r.path
+		}
+		if e.RowGroup < 0 {
+			e.RowGroup = r.rg
+		}
+		return e
+	}
+	return &Error{Op: "read", Path: r.path, RowGroup: r.rg, Page: -1, Offset: -1, Err: err}
+}
+
+// ReadTable reads the whole file (or the row groups and columns opts
+// selects) into a table. opts may be nil; ctx overrides opts.Context.
+func ReadTable(ctx context.Context, r io.ReaderAt, size int64, opts *ReadOptions) (arrow.Table, error) {
+	var o ReadOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Context = ctx
+	rd, err := NewReader(r, size, &o)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var batches []arrow.RecordBatch
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	for rd.Next() {
+		b := rd.RecordBatch()
+		b.Retain()
+		batches = append(batches, b)
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	return array.NewTableFromRecords(rd.Schema(), batches), nil
+}

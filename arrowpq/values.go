@@ -1,0 +1,375 @@
+package arrowpq
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
+)
+
+// denseValues holds the non-null values of one batch of a leaf in physical
+// form; only the slice of the column's physical type is used. The slices
+// are reused from batch to batch.
+type denseValues struct {
+	physical format.Type
+	width    int // bytes per value for INT96 and FIXED_LEN_BYTE_ARRAY
+	n        int
+
+	i32   []int32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	fixed []byte // INT96 (12 bytes a value) and FIXED_LEN_BYTE_ARRAY
+	bits  []byte // BOOLEAN, LSB first
+	// BYTE_ARRAY: offsets[0] == 0, offsets[i+1]-offsets[i] is value i's length.
+	offsets []int32
+	data    []byte
+}
+
+func (d *denseValues) reset(col *metadata.Column) {
+	d.physical = col.Physical
+	d.n = 0
+	switch col.Physical {
+	case format.Type_INT96:
+		d.width = 12
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		d.width = int(col.TypeLength)
+	}
+	d.i32, d.i64, d.f32, d.f64 = d.i32[:0], d.i64[:0], d.f32[:0], d.f64[:0]
+	d.fixed, d.bits = d.fixed[:0], d.bits[:0]
+	d.offsets = append(d.offsets[:0], 0)
+	d.data = d.data[:0]
+}
+
+// extend returns s grown by n elements (the new tail to fill).
+func extend[T any](s []T, n int) ([]T, []T) {
+	l := len(s)
+	if cap(s)-l < n {
+		ns := make([]T, l, 2*cap(s)+n)
+		copy(ns, s)
+		s = ns
+	}
+	s = s[:l+n]
+	return s, s[l:]
+}
+
+// maxByteArrayData bounds the byte array data of one batch: the Arrow
+// String/Binary layout has 32-bit offsets.
+const maxByteArrayData = math.MaxInt32
+
+// valueDecoder decodes the values of one data page in its encoding. It is
+// set up once per page; each decode call moves a run of values, never one.
+type valueDecoder struct {
+	enc      format.Encoding
+	physical format.Type
+	width    int
+
+	plain   pagecodec.PlainDecoder
+	rleBool pagecodec.RLEBooleanDecoder
+	dictIdx pagecodec.DictIndexDecoder
+	delta   pagecodec.DeltaBinaryPackedDecoder
+	dlba    pagecodec.DeltaLengthByteArrayDecoder
+	dba     pagecodec.DeltaByteArrayDecoder
+	bss     pagecodec.ByteStreamSplitDecoder
+
+	indices []int32
+	dict    *dictionary
+}
+
+func (v *valueDecoder) reset(l *leafReader, p *pagecodec.Page) error {
+	v.enc = p.Encoding
+	v.physical = l.col.Physical
+	v.width = int(l.col.TypeLength)
+	if v.physical == format.Type_INT96 {
+		v.width = 12
+	}
+	v.dict = nil
+	src := p.Values
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		v.plain.Reset(src)
+	case format.Encoding_PLAIN_DICTIONARY, format.Encoding_RLE_DICTIONARY:
+		if !l.hasDict {
+			return fmt.Errorf("%v data page without a dictionary page: %w", v.enc, pagecodec.ErrCorrupt)
+		}
+		v.dict = &l.dict
+		return v.dictIdx.Reset(src, l.dict.n)
+	case format.Encoding_RLE:
+		if v.physical != format.Type_BOOLEAN {
+			return fmt.Errorf("RLE values of type %v: %w", v.physical, pagecodec.ErrUnsupported)
+		}
+		return v.rleBool.Reset(src)
+	case format.Encoding_DELTA_BINARY_PACKED:
+		if v.physical != format.Type_INT32 && v.physical != format.Type_INT64 {
+			return fmt.Errorf("DELTA_BINARY_PACKED values of type %v: %w", v.physical, pagecodec.ErrUnsupported)
+		}
+		return v.delta.Reset(src)
+	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+		if v.physical != format.Type_BYTE_ARRAY {
+			return fmt.Errorf("DELTA_LENGTH_BYTE_ARRAY values of type %v: %w", v.physical, pagecodec.ErrUnsupported)
+		}
+		return v.dlba.Reset(src)
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		if v.physical != format.Type_BYTE_ARRAY && v.physical != format.Type_FIXED_LEN_BYTE_ARRAY {
+			return fmt.Errorf("DELTA_BYTE_ARRAY values of type %v: %w", v.physical, pagecodec.ErrUnsupported)
+		}
+		return v.dba.Reset(src)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		w := 0
+		switch v.physical {
+		case format.Type_INT32, format.Type_FLOAT:
+			w = 4
+		case format.Type_INT64, format.Type_DOUBLE:
+			w = 8
+		case format.Type_FIXED_LEN_BYTE_ARRAY:
+			w = v.width
+		default:
+			return fmt.Errorf("BYTE_STREAM_SPLIT values of type %v: %w", v.physical, pagecodec.ErrUnsupported)
+		}
+		return v.bss.Reset(src, w)
+	default:
+		return fmt.Errorf("value encoding %v: %w", v.enc, pagecodec.ErrUnsupported)
+	}
+	return nil
+}
+
+// short reports a page that ran out of values before its levels did.
+func short(got, want int) error {
+	return fmt.Errorf("the page holds %d values where its levels need %d: %w", got, want, pagecodec.ErrCorrupt)
+}
+
+// decode appends the next n values of the page to d.
+func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
+	if v.dict != nil {
+		return v.decodeDict(d, n)
+	}
+	var got int
+	var err error
+	switch v.physical {
+	case format.Type_BOOLEAN:
+		start := d.n
+		d.bits = growBits(d.bits, start+n)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			got, err = v.plain.DecodeBoolean(d.bits, start, n)
+		case format.Encoding_RLE:
+			got, err = v.rleBool.DecodeBoolean(d.bits, start, n)
+		}
+	case format.Type_INT32:
+		var tail []int32
+		d.i32, tail = extend(d.i32, n)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			got, err = v.plain.DecodeInt32(tail)
+		case format.Encoding_DELTA_BINARY_PACKED:
+			got, err = v.delta.DecodeInt32(tail)
+		case format.Encoding_BYTE_STREAM_SPLIT:
+			got, err = v.bss.DecodeInt32(tail)
+		}
+	case format.Type_INT64:
+		var tail []int64
+		d.i64, tail = extend(d.i64, n)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			got, err = v.plain.DecodeInt64(tail)
+		case format.Encoding_DELTA_BINARY_PACKED:
+			got, err = v.delta.DecodeInt64(tail)
+		case format.Encoding_BYTE_STREAM_SPLIT:
+			got, err = v.bss.DecodeInt64(tail)
+		}
+	case format.Type_FLOAT:
+		var tail []float32
+		d.f32, tail = extend(d.f32, n)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			got, err = v.plain.DecodeFloat(tail)
+		case format.Encoding_BYTE_STREAM_SPLIT:
+			got, err = v.bss.DecodeFloat(tail)
+		}
+	case format.Type_DOUBLE:
+		var tail []float64
+		d.f64, tail = extend(d.f64, n)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			got, err = v.plain.DecodeDouble(tail)
+		case format.Encoding_BYTE_STREAM_SPLIT:
+			got, err = v.bss.DecodeDouble(tail)
+		}
+	case format.Type_INT96:
+		var tail []byte
+		d.fixed, tail = extend(d.fixed, n*12)
+		if v.enc == format.Encoding_PLAIN {
+			got, err = v.plain.DecodeFixedLenByteArray(tail, 12)
+		}
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		var tail []byte
+		d.fixed, tail = extend(d.fixed, n*v.width)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			got, err = v.plain.DecodeFixedLenByteArray(tail, v.width)
+		case format.Encoding_DELTA_BYTE_ARRAY:
+			got, err = v.dba.DecodeFixedLenByteArray(tail, v.width)
+		case format.Encoding_BYTE_STREAM_SPLIT:
+			got, err = v.bss.DecodeFixedLenByteArray(tail)
+		}
+	case format.Type_BYTE_ARRAY:
+		before := len(d.offsets)
+		switch v.enc {
+		case format.Encoding_PLAIN:
+			d.offsets, d.data, err = v.plain.DecodeByteArray(d.offsets, d.data, n)
+		case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+			d.offsets, d.data, err = v.dlba.DecodeByteArray(d.offsets, d.data, n)
+		case format.Encoding_DELTA_BYTE_ARRAY:
+			d.offsets, d.data, err = v.dba.DecodeByteArray(d.offsets, d.data, n)
+		}
+		got = len(d.offsets) - before
+	default:
+		return fmt.Errorf("physical type %v: %w", v.physical, pagecodec.ErrUnsupported)
+	}
+	if err != nil {
+		return err
+	}
+	if got != n {
+		if got == 0 && !v.encodingFits() {
+			return fmt.Errorf("encoding %v for type %v: %w", v.enc, v.physical, pagecodec.ErrUnsupported)
+		}
+		return short(got, n)
+	}
+	d.n += n
+	return nil
+}
+
+// encodingFits reports whether the page's encoding applies to the physical
+// type at all (decode's switch leaves got at 0 when it does not).
+func (v *valueDecoder) encodingFits() bool {
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		return true
+	case format.Encoding_RLE:
+		return v.physical == format.Type_BOOLEAN
+	case format.Encoding_DELTA_BINARY_PACKED:
+		return v.physical == format.Type_INT32 || v.physical == format.Type_INT64
+	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+		return v.physical == format.Type_BYTE_ARRAY
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		return v.physical == format.Type_BYTE_ARRAY || v.physical == format.Type_FIXED_LEN_BYTE_ARRAY
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		return v.physical != format.Type_BOOLEAN && v.physical != format.Type_BYTE_ARRAY && v.physical != format.Type_INT96
+	}
+	return false
+}
+
+// decodeDict decodes n dictionary indices and gathers their values.
+func (v *valueDecoder) decodeDict(d *denseValues, n int) error {
+	v.indices = growInt32(v.indices, n)
+	got, err := v.dictIdx.DecodeIndices(v.indices)
+	if err != nil {
+		return err
+	}
+	if got != n {
+		return short(got, n)
+	}
+	idx := v.indices
+	dict := v.dict
+	switch v.physical {
+	case format.Type_BOOLEAN:
+		start := d.n
+		d.bits = growBits(d.bits, start+n)
+		for i, x := range idx {
+			setBit(d.bits, start+i, dict.bits[x>>3]>>(x&7)&1 == 1)
+		}
+	case format.Type_INT32:
+		var tail []int32
+		d.i32, tail = extend(d.i32, n)
+		err = pagecodec.Gather(tail, dict.i32, idx)
+	case format.Type_INT64:
+		var tail []int64
+		d.i64, tail = extend(d.i64, n)
+		err = pagecodec.Gather(tail, dict.i64, idx)
+	case format.Type_FLOAT:
+		var tail []float32
+		d.f32, tail = extend(d.f32, n)
+		err = pagecodec.Gather(tail, dict.f32, idx)
+	case format.Type_DOUBLE:
+		var tail []float64
+		d.f64, tail = extend(d.f64, n)
+		err = pagecodec.Gather(tail, dict.f64, idx)
+	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
+		var tail []byte
+		d.fixed, tail = extend(d.fixed, n*v.width)
+		err = pagecodec.GatherFixedLenByteArray(tail, dict.fixed, v.width, idx)
+	case format.Type_BYTE_ARRAY:
+		d.offsets, d.data, err = pagecodec.GatherByteArray(d.offsets, d.data, dict.offsets, dict.data, idx)
+	}
+	if err != nil {
+		return err
+	}
+	d.n += n
+	return nil
+}
+
+func growInt32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// growBits makes b hold at least nbits bits, keeping its content.
+func growBits(b []byte, nbits int) []byte {
+	need := (nbits + 7) / 8
+	if len(b) >= need {
+		return b
+	}
+	if cap(b) >= need {
+		old := len(b)
+		b = b[:need]
+		clear(b[old:])
+		return b
+	}
+	nb := make([]byte, need, 2*need)
+	copy(nb, b)
+	return nb
+}
+
+func setBit(b []byte, i int, v bool) {
+	if v {
+		b[i>>3] |= 1 << (i & 7)
+	} else {
+		b[i>>3] &^= 1 << (i & 7)
+	}
+}
+
+// decodeDictionary decodes a dictionary page (PLAIN, or PLAIN_DICTIONARY
+// in old files) into l.dict.
+func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
+	if p.Encoding != format.Encoding_PLAIN && p.Encoding != format.Encoding_PLAIN_DICTIONARY {
+		return fmt.Errorf("dictionary page in encoding %v: %w", p.Encoding, pagecodec.ErrUnsupported)
+	}
+	n := p.NumLevels
+	if n < 0 {
+		return fmt.Errorf("dictionary of %d values: %w", n, pagecodec.ErrCorrupt)
+	}
+	// Every value takes at least one byte (a bit for booleans, four for a
+	// byte array's length), so a count beyond the page's bytes is corrupt
+	// and must not size an allocation.
+	if l.col.Physical != format.Type_BOOLEAN && n > len(p.Values) {
+		return fmt.Errorf("dictionary of %d values in %d bytes: %w", n, len(p.Values), pagecodec.ErrCorrupt)
+	}
+	d := &l.dict
+	d.reset(l.col)
+	var dec valueDecoder
+	dec.enc = format.Encoding_PLAIN
+	dec.physical = l.col.Physical
+	dec.width = d.width
+	dec.plain.Reset(p.Values)
+	if n > 0 {
+		if err := dec.decode(l, &d.denseValues, n); err != nil {
+			return fmt.Errorf("dictionary page: %w", err)
+		}
+	}
+	d.n = n
+	return nil
+}
