@@ -126,11 +126,9 @@ func (fr *fieldReader) buildFlat(f *typemap.Field, numRows int) (arrow.Array, er
 	case typemap.Struct:
 		children := make([]arrow.ArrayData, len(f.Children))
 		for i, c := range f.Children {
-			arr, err := fr.buildFlat(c, numRows)
+			arr, err := fr.build(c, numRows)
 			if err != nil {
-				for _, d := range children[:i] {
-					d.Release()
-				}
+				releaseAll(children[:i])
 				return nil, err
 			}
 			children[i] = arr.Data()
@@ -215,7 +213,232 @@ func structArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, n
 	return arr
 }
 
-// buildNested assembles fields whose leaves repeat (lists and maps).
+// buildNested assembles fields whose leaves repeat (lists and maps): each
+// repeating leaf's levels go through its levels.Assembler, which yields
+// the validity of every optional node and the offsets of every repeated
+// node on its path; a node's arrays come from the first leaf under it.
 func (fr *fieldReader) buildNested(numRows int) (arrow.Array, error) {
-	return nil, fmt.Errorf("field %s: lists and maps: %w", fr.field.Arrow.Name, pagecodec.ErrUnsupported)
+	for _, leaf := range fr.order {
+		lr := fr.leaves[leaf]
+		if lr.col.MaxRep == 0 {
+			continue
+		}
+		if err := lr.assemble(); err != nil {
+			return nil, err
+		}
+	}
+	return fr.build(fr.field, numRows)
+}
+
+// build assembles f with n slots.
+func (fr *fieldReader) build(f *typemap.Field, n int) (arrow.Array, error) {
+	lr := fr.firstLeaf(f)
+	if lr.col.MaxRep == 0 {
+		return fr.buildFlat(f, n)
+	}
+	var valid []byte
+	nullCount := 0
+	if f.Node != nil && f.Node.Repetition == metadata.Optional {
+		i, ok := lr.pathIndex[f.Node]
+		if !ok {
+			return nil, fmt.Errorf("field %s: node %s not on the path of %s", f.Arrow.Name, f.Node.Name, lr.col.DottedPath)
+		}
+		valid, nullCount = lr.asm.Validity(i)
+		if lr.asm.Len(i) != n {
+			return nil, lr.wrap(fmt.Errorf("field %s has %d slots where %d were expected: %w", f.Arrow.Name, lr.asm.Len(i), n, pagecodec.ErrCorrupt))
+		}
+	}
+	switch f.Kind {
+	case typemap.Leaf:
+		bm, nulls := lr.asm.LeafValues()
+		if got := lr.asm.NumLeafSlots(); got != n {
+			return nil, lr.wrap(fmt.Errorf("leaf has %d slots where %d were expected: %w", got, n, pagecodec.ErrCorrupt))
+		}
+		return fr.leafArray(f, lr, slots{n: n, valid: bm, nullCount: nulls})
+	case typemap.Struct:
+		children := make([]arrow.ArrayData, 0, len(f.Children))
+		for _, c := range f.Children {
+			arr, err := fr.build(c, n)
+			if err != nil {
+				releaseAll(children)
+				return nil, err
+			}
+			children = append(children, arr.Data())
+			arr.Data().Retain()
+			arr.Release()
+		}
+		return structArray(fr.mem, f.Arrow.Type, n, valid, nullCount, children), nil
+	case typemap.List, typemap.Map:
+		i, ok := lr.pathIndex[f.Repeated]
+		if !ok {
+			return nil, fmt.Errorf("field %s: repeated node not on the path of %s", f.Arrow.Name, lr.col.DottedPath)
+		}
+		offsets := lr.asm.Offsets32(i)
+		if len(offsets) != n+1 {
+			return nil, lr.wrap(fmt.Errorf("field %s: %d lists where %d were expected: %w", f.Arrow.Name, len(offsets)-1, n, pagecodec.ErrCorrupt))
+		}
+		childLen := int(offsets[n])
+		if f.Kind == typemap.Map {
+			return fr.mapArray(f, n, valid, nullCount, offsets, childLen)
+		}
+		elem, err := fr.build(f.Children[0], childLen)
+		if err != nil {
+			return nil, err
+		}
+		defer elem.Release()
+		return listArray(fr.mem, f.Arrow.Type, n, valid, nullCount, offsets, elem)
+	}
+	return nil, fmt.Errorf("field %s: kind %v", f.Arrow.Name, f.Kind)
+}
+
+func releaseAll(ds []arrow.ArrayData) {
+	for _, d := range ds {
+		d.Release()
+	}
+}
+
+// mapArray assembles a map: its entries are non-null structs of key and
+// value. A null key, possible only in files whose keys are optional, is an
+// error.
+func (fr *fieldReader) mapArray(f *typemap.Field, n int, valid []byte, nullCount int, offsets []int32, childLen int) (arrow.Array, error) {
+	dt := f.Arrow.Type
+	var ext arrow.ExtensionType
+	if e, ok := dt.(arrow.ExtensionType); ok {
+		ext = e
+		dt = e.StorageType()
+	}
+	mt, ok := dt.(*arrow.MapType)
+	if !ok {
+		return nil, fmt.Errorf("field %s: map field of Arrow type %s", f.Arrow.Name, dt)
+	}
+	children := make([]arrow.ArrayData, 0, 2)
+	for _, c := range f.Children {
+		arr, err := fr.build(c, childLen)
+		if err != nil {
+			releaseAll(children)
+			return nil, err
+		}
+		children = append(children, arr.Data())
+		arr.Data().Retain()
+		arr.Release()
+	}
+	if len(children) > 0 && children[0].NullN() > 0 {
+		releaseAll(children)
+		lr := fr.firstLeaf(f.Children[0])
+		return nil, lr.wrap(fmt.Errorf("map %s has %d null keys: %w", f.Arrow.Name, children[0].NullN(), pagecodec.ErrCorrupt))
+	}
+	entries := array.NewData(mt.Elem(), childLen, []*memory.Buffer{nil}, children, 0, 0)
+	releaseAll(children)
+	defer entries.Release()
+	offBuf := int32Buffer(fr.mem, offsets)
+	validBuf := copyBitmap(fr.mem, valid, nullCount)
+	data := array.NewData(mt, n, []*memory.Buffer{validBuf, offBuf}, []arrow.ArrayData{entries}, nullCount, 0)
+	releaseBuffers(validBuf, offBuf)
+	defer data.Release()
+	arr := array.MakeFromData(data)
+	if ext != nil {
+		w := array.NewExtensionArrayWithStorage(ext, arr)
+		arr.Release()
+		return w, nil
+	}
+	return arr, nil
+}
+
+// listArray assembles a list of any Arrow flavour from int32 offsets.
+func listArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nullCount int, offsets []int32, elem arrow.Array) (arrow.Array, error) {
+	var ext arrow.ExtensionType
+	if e, ok := dt.(arrow.ExtensionType); ok {
+		ext = e
+		dt = e.StorageType()
+	}
+	validBuf := copyBitmap(mem, valid, nullCount)
+	if validBuf == nil {
+		nullCount = 0
+	}
+	var bufs []*memory.Buffer
+	switch t := dt.(type) {
+	case *arrow.ListType:
+		bufs = []*memory.Buffer{validBuf, int32Buffer(mem, offsets)}
+	case *arrow.LargeListType:
+		wide := make([]int64, len(offsets))
+		for i, o := range offsets {
+			wide[i] = int64(o)
+		}
+		bufs = []*memory.Buffer{validBuf, int64Buffer(mem, wide)}
+	case *arrow.ListViewType:
+		bufs = []*memory.Buffer{validBuf, int32Buffer(mem, offsets[:n]), int32Buffer(mem, sizesOf(offsets))}
+	case *arrow.LargeListViewType:
+		wide := make([]int64, n)
+		sizes := make([]int64, n)
+		for i := 0; i < n; i++ {
+			wide[i], sizes[i] = int64(offsets[i]), int64(offsets[i+1]-offsets[i])
+		}
+		bufs = []*memory.Buffer{validBuf, int64Buffer(mem, wide), int64Buffer(mem, sizes)}
+	case *arrow.FixedSizeListType:
+		size := int32(t.Len())
+		for i := 0; i < n; i++ {
+			if offsets[i+1]-offsets[i] != size {
+				isNull := validBuf != nil && !bitutil.BitIsSet(valid, i)
+				releaseBuffers(validBuf)
+				if isNull {
+					return nil, fmt.Errorf("a null %s at slot %d: %w", dt, i, pagecodec.ErrUnsupported)
+				}
+				return nil, fmt.Errorf("a list of %d elements as %s: %w", offsets[i+1]-offsets[i], dt, pagecodec.ErrCorrupt)
+			}
+		}
+		bufs = []*memory.Buffer{validBuf}
+	default:
+		releaseBuffers(validBuf)
+		return nil, fmt.Errorf("list of Arrow type %s", dt)
+	}
+	data := array.NewData(dt, n, bufs, []arrow.ArrayData{elem.Data()}, nullCount, 0)
+	releaseBuffers(bufs...)
+	defer data.Release()
+	arr := array.MakeFromData(data)
+	if ext != nil {
+		w := array.NewExtensionArrayWithStorage(ext, arr)
+		arr.Release()
+		return w, nil
+	}
+	return arr, nil
+}
+
+func sizesOf(offsets []int32) []int32 {
+	s := make([]int32, len(offsets)-1)
+	for i := range s {
+		s[i] = offsets[i+1] - offsets[i]
+	}
+	return s
+}
+
+func int32Buffer(mem memory.Allocator, v []int32) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(len(v) * 4)
+	copy(arrow.Int32Traits.CastFromBytes(b.Bytes()), v)
+	return b
+}
+
+func int64Buffer(mem memory.Allocator, v []int64) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(len(v) * 8)
+	copy(arrow.Int64Traits.CastFromBytes(b.Bytes()), v)
+	return b
+}
+
+func copyBitmap(mem memory.Allocator, valid []byte, nullCount int) *memory.Buffer {
+	if nullCount == 0 || valid == nil {
+		return nil
+	}
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(len(valid))
+	copy(b.Bytes(), valid)
+	return b
+}
+
+func releaseBuffers(bufs ...*memory.Buffer) {
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
 }

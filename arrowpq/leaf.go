@@ -43,6 +43,11 @@ type leafReader struct {
 	dense    denseValues
 	// numLevels counts the levels of the batch.
 	numLevels int
+
+	// For repeating columns: the levels path, its assembler, and the
+	// position of each schema node on the path.
+	asm       *levels.Assembler
+	pathIndex map[*metadata.Node]int
 }
 
 // dictionary holds the decoded dictionary page of a column chunk.
@@ -52,7 +57,7 @@ type dictionary struct {
 }
 
 func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
-	return &leafReader{
+	l := &leafReader{
 		col: col,
 		popts: pagecodec.PageReaderOptions{
 			MaxDefinitionLevel: col.MaxDef,
@@ -61,6 +66,47 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 			SkipCRC:            opts.SkipChecksums,
 		},
 	}
+	var nodes []*metadata.Node
+	for n := col.Node; n.Parent != nil; n = n.Parent {
+		nodes = append(nodes, n)
+	}
+	l.pathIndex = make(map[*metadata.Node]int, len(nodes))
+	for i := range nodes {
+		l.pathIndex[nodes[len(nodes)-1-i]] = i
+	}
+	return l
+}
+
+// assemble runs the batch's levels through the column's levels.Assembler,
+// created on first use.
+func (l *leafReader) assemble() error {
+	if l.asm == nil {
+		reps := make([]levels.Repetition, len(l.pathIndex))
+		for n, i := range l.pathIndex {
+			switch n.Repetition {
+			case metadata.Optional:
+				reps[i] = levels.Optional
+			case metadata.Repeated:
+				reps[i] = levels.Repeated
+			case metadata.Required:
+				reps[i] = levels.Required
+			default:
+				return l.wrap(fmt.Errorf("repetition %v: %w", n.Repetition, pagecodec.ErrUnsupported))
+			}
+		}
+		p, err := levels.NewPath(reps)
+		if err != nil {
+			return l.wrap(err)
+		}
+		if l.asm, err = levels.NewAssembler(p, nil); err != nil {
+			return l.wrap(err)
+		}
+	}
+	if err := l.asm.Append(l.def, l.rep); err != nil {
+		return l.wrap(err)
+	}
+	l.asm.Finish()
+	return nil
 }
 
 // reset starts a new column chunk.
