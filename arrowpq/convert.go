@@ -63,29 +63,50 @@ const julianUnixEpoch = 2_440_588
 const nanosPerDay = 86_400 * 1_000_000_000
 
 // int96ToTimestamp converts 12-byte INT96 values (nanoseconds of the day,
-// then the Julian day, little-endian) to timestamps with divisor units per
-// second below nanoseconds (1 for ns, 1000 for µs, 1e6 for ms). A value
-// outside the int64 range of the unit is an error, never a wrap.
+// then the Julian day, little-endian) to timestamps in units of divisor
+// nanoseconds (1 for ns, 1000 for µs, 1e6 for ms). A value outside the
+// int64 range of the unit is an error, never a silent wrap (in nanoseconds
+// that is any date outside 1677–2262: read such files in µs or ms).
+//
+// One exception mirrors the writer: Spark converts with julian = unix +
+// epoch in wrapping int64 arithmetic, so an instant within a few thousand
+// years of the end of the µs range (year 290000 in int96_from_spark.parquet)
+// is stored with a wrapped Julian day. When the Julian-based count itself
+// fits int64 — the intermediate Spark computed — the inverse wraps the same
+// way and gives back the instant that was written.
 func int96ToTimestamp(dst []int64, src []byte, divisor int64) error {
 	n := len(src) / 12
 	dst = dst[:n]
 	perDay := nanosPerDay / divisor
-	maxDays := math.MaxInt64 / perDay
+	epoch := julianUnixEpoch * perDay
 	for i := range dst {
 		b := src[i*12 : i*12+12 : i*12+12]
 		nanos := int64(binary.LittleEndian.Uint64(b[:8]))
-		days := int64(int32(binary.LittleEndian.Uint32(b[8:]))) - julianUnixEpoch
-		if days > maxDays || days < -maxDays {
-			return fmt.Errorf("INT96 day %d: %w", days+julianUnixEpoch, errOutOfRange)
-		}
+		day := int64(int32(binary.LittleEndian.Uint32(b[8:])))
 		sub := nanos / divisor
-		v := days * perDay
-		if (sub > 0 && v > math.MaxInt64-sub) || (sub < 0 && v < math.MinInt64-sub) {
-			return fmt.Errorf("INT96 day %d nanos %d: %w", days+julianUnixEpoch, nanos, errOutOfRange)
+		if v, ok := mulAdd(day-julianUnixEpoch, perDay, sub); ok {
+			dst[i] = v
+			continue
 		}
-		dst[i] = v + sub
+		if v, ok := mulAdd(day, perDay, sub); ok {
+			dst[i] = v - epoch // wraps exactly as the writer's addition did
+			continue
+		}
+		return fmt.Errorf("INT96 Julian day %d, %d ns does not fit a timestamp in units of %d ns: %w", day, nanos, divisor, errOutOfRange)
 	}
 	return nil
+}
+
+// mulAdd returns a*b+c and whether it fits int64.
+func mulAdd(a, b, c int64) (int64, bool) {
+	if a != 0 && (a > math.MaxInt64/b || a < math.MinInt64/b) {
+		return 0, false
+	}
+	v := a * b
+	if (c > 0 && v > math.MaxInt64-c) || (c < 0 && v < math.MinInt64-c) {
+		return 0, false
+	}
+	return v + c, true
 }
 
 // timestampToInt96 is the inverse of int96ToTimestamp: values in units of

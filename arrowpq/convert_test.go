@@ -31,6 +31,15 @@ func TestInt96ToTimestamp(t *testing.T) {
 	}
 	// Year 2700: past the int64 nanosecond range (2262), fine in microseconds.
 	far := int96(2440588+266_000, 0)
+	// int96_from_spark.parquet's last value: Spark wrote year 290000
+	// (9089380393200000000 µs, per the catalog) with a wrapped Julian day.
+	spark := []byte{0x00, 0x60, 0xb9, 0xc7, 0x6e, 0xe2, 0xff, 0xff, 0xa8, 0xab, 0xb0, 0xf9}
+	if err := int96ToTimestamp(dst[:1], spark, 1000); err != nil || dst[0] != 9089380393200000000 {
+		t.Errorf("Spark year 290000 in µs: %d, %v", dst[0], err)
+	}
+	if err := int96ToTimestamp(dst[:1], spark, 1); !errors.Is(err, errOutOfRange) {
+		t.Errorf("Spark year 290000 in ns: %d, %v", dst[0], err)
+	}
 	if err := int96ToTimestamp(dst[:1], far, 1); !errors.Is(err, errOutOfRange) {
 		t.Errorf("ns overflow: %v", err)
 	}

@@ -109,11 +109,17 @@ func needsDictPad(createdBy string) bool {
 	return false
 }
 
-// parseCreatedBy splits "<app> version <x.y.z>[-suffix] (build ...)".
+// parseCreatedBy splits "<app> version <x.y.z>[-suffix] (build ...)". A
+// bare application name (old parquet-mr wrote just "parquet-mr") has
+// version 0.0.0, as Arrow C++ reads it.
 func parseCreatedBy(s string) (app string, ver [3]int, ok bool) {
 	app, rest, found := strings.Cut(s, " version ")
 	if !found {
-		return "", ver, false
+		app = strings.TrimSpace(s)
+		if app == "" || strings.ContainsAny(app, " ()") {
+			return "", ver, false
+		}
+		return strings.ToLower(app), ver, true
 	}
 	rest, _, _ = strings.Cut(rest, " ")
 	rest, _, _ = strings.Cut(rest, "-")

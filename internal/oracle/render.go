@@ -91,6 +91,14 @@ func unitSuffix(u arrow.TimeUnit) (string, int64) {
 }
 
 func renderValue(dst []byte, arr arrow.Array, i int) ([]byte, error) {
+	// An extension array may call a value null that its storage holds
+	// (arrow-go's Variant array says so of a Variant null); the canonical
+	// form shows the stored data.
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		if _, isUUID := ext.ExtensionType().(*extensions.UUIDType); !isUUID {
+			return renderValue(dst, ext.Storage(), i)
+		}
+	}
 	if arr.IsNull(i) {
 		return append(dst, "null"...), nil
 	}
