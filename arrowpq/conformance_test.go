@@ -62,6 +62,17 @@ var conformanceCases = map[string]conformanceCase{
 	"parquet-testing/data/aes256/encrypt_columns_plaintext_footer.parquet.encrypted": {
 		err: metadata.ErrEncrypted, errText: "column", why: "plaintext footer, encrypted columns: no decryption yet",
 	},
+	"arrow-testing/data/parquet/ARROW-17100.parquet": {
+		// No engine of the oracle reads this file (pyarrow 2.0 v2 pages
+		// flagged uncompressed that are Snappy). The values are those of
+		// the Arrow C++ regression test for ARROW-17100, which wrote it.
+		rows: `{"col1":"1","col2":"a","col3":1,"col4":"a"}
+{"col1":"2","col2":"b","col3":2,"col4":"a"}
+{"col1":"3","col2":"c","col3":3,"col4":"a"}
+{"col1":"4","col2":"d","col3":4,"col4":"b"}
+{"col1":"5","col2":"e","col3":5,"col4":"b"}
+`,
+	},
 	"parquet-testing/data/large_string_map.brotli.parquet": {
 		err: pagecodec.ErrLimit, why: "a 1 GiB page; reading it needs MaxPageSize above the 1 GiB default and ~4 GB of memory",
 	},
@@ -294,4 +305,43 @@ func readPqarrowCanonical(p string) (out []byte, err error) {
 	}
 	defer tbl.Release()
 	return oracle.RenderTable(tbl)
+}
+
+// TestHostileFiles reads every file of bad_data/ and of the arrow-testing
+// fuzz corpus to the end: each must give an error or data, never a panic
+// (a panic fails the test binary) or a hang.
+func TestHostileFiles(t *testing.T) {
+	// Files of bad_data/ that are expected to read: only the reproducer of
+	// a crash with a 0-bit dictionary index (every index is 0).
+	readable := map[string]bool{"ARROW-GH-43605.parquet": true}
+	var n int
+	for _, dir := range []string{"parquet-testing/bad_data", "arrow-testing/data/parquet/fuzzing"} {
+		entries, err := os.ReadDir(filepath.Join(sharedTestdata, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(sharedTestdata, dir, e.Name())
+			_, err := readCanonical(p, &arrowpq.ReadOptions{MaxPageSize: 64 << 20})
+			n++
+			if strings.HasSuffix(dir, "bad_data") {
+				if readable[e.Name()] {
+					if err != nil {
+						t.Errorf("%s: %v", e.Name(), err)
+					}
+				} else if err == nil {
+					t.Errorf("%s: read without error", e.Name())
+				} else {
+					var ae *arrowpq.Error
+					if !errors.As(err, &ae) {
+						t.Errorf("%s: error %v is not an *arrowpq.Error", e.Name(), err)
+					}
+					t.Logf("%s: %v", e.Name(), err)
+				}
+			}
+		}
+	}
+	if n < 140 {
+		t.Errorf("only %d hostile files", n)
+	}
 }
