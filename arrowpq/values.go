@@ -348,7 +348,10 @@ func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
 	if p.Encoding != format.Encoding_PLAIN && p.Encoding != format.Encoding_PLAIN_DICTIONARY {
 		return fmt.Errorf("dictionary page in encoding %v: %w", p.Encoding, pagecodec.ErrUnsupported)
 	}
-	n := p.NumLevels
+	if p.Header == nil || p.Header.DictionaryPageHeader == nil {
+		return fmt.Errorf("dictionary page without its header: %w", pagecodec.ErrCorrupt)
+	}
+	n := int(p.Header.DictionaryPageHeader.NumValues)
 	if n < 0 {
 		return fmt.Errorf("dictionary of %d values: %w", n, pagecodec.ErrCorrupt)
 	}
