@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/arrowpq/arrowpq/arrowpq"
 )
 
 // rowGroupRows is the row group size of the benchmark files: several row
@@ -135,6 +137,27 @@ func readPqarrow(b testing.TB, path string, parallel bool) int64 {
 		rows += rr.RecordBatch().NumRows()
 	}
 	if err := rr.Err(); err != nil && err.Error() != "EOF" {
+		b.Fatal(err)
+	}
+	return rows
+}
+
+// readArrowpq streams path with arrowpq and returns the rows read.
+func readArrowpq(b testing.TB, path string, parallel bool) int64 {
+	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1}
+	if parallel {
+		opts.Parallelism = 0
+	}
+	r, err := arrowpq.OpenFile(path, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var rows int64
+	for r.Next() {
+		rows += r.RecordBatch().NumRows()
+	}
+	if err := r.Err(); err != nil {
 		b.Fatal(err)
 	}
 	return rows

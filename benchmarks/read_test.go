@@ -19,7 +19,7 @@ var benchCodecs = []compress.Compression{compress.Codecs.Snappy, compress.Codecs
 func BenchmarkRead(b *testing.B) {
 	for _, d := range Datasets {
 		for _, codec := range benchCodecs {
-			for _, impl := range []string{"pqarrow", "pqarrow-parallel"} {
+			for _, impl := range []string{"arrowpq", "arrowpq-parallel", "pqarrow", "pqarrow-parallel"} {
 				b.Run(fmt.Sprintf("data=%s/codec=%s/impl=%s", d.Name, codec, impl), func(b *testing.B) {
 					path := pqarrowFile(b, d.Name, codec)
 					rec := datasetRecord(b, d.Name)
@@ -28,7 +28,14 @@ func BenchmarkRead(b *testing.B) {
 					var peak uint64
 					var rows int64
 					for b.Loop() {
-						p := peakHeap(func() { rows = readPqarrow(b, path, impl == "pqarrow-parallel") })
+						p := peakHeap(func() {
+							switch impl {
+							case "arrowpq", "arrowpq-parallel":
+								rows = readArrowpq(b, path, impl == "arrowpq-parallel")
+							default:
+								rows = readPqarrow(b, path, impl == "pqarrow-parallel")
+							}
+						})
 						peak = max(peak, p)
 					}
 					if rows != rec.NumRows() {
