@@ -31,7 +31,13 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 	fr := &fieldReader{field: f, file: file, mem: opts.Allocator, int96: opts.Int96Unit, leaves: map[int]*leafReader{}}
 	forEachLeaf(f, func(l *typemap.Field) {
 		col := file.Schema.Columns[l.Column]
-		fr.leaves[l.Column] = newLeafReader(col, opts)
+		lr := newLeafReader(col, opts)
+		dt := l.Arrow.Type
+		if e, ok := dt.(arrow.ExtensionType); ok {
+			dt = e.StorageType()
+		}
+		_, lr.wantIndices = dt.(*arrow.DictionaryType)
+		fr.leaves[l.Column] = lr
 		fr.order = append(fr.order, l.Column)
 		if col.MaxRep > 0 {
 			fr.nested = true
@@ -157,6 +163,18 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		dict = d
 		dt = d.ValueType
 	}
+	if dict != nil && lr.dense.indexMode {
+		arr, err := fr.dictionaryArray(f, lr, dict, s)
+		if err != nil {
+			return nil, lr.wrap(err)
+		}
+		if ext != nil {
+			wrapped := array.NewExtensionArrayWithStorage(ext, arr)
+			arr.Release()
+			arr = wrapped
+		}
+		return arr, nil
+	}
 	arr, err := buildLeaf(fr.mem, f.Conv, dt, &lr.dense, s, fr.int96)
 	if err != nil {
 		return nil, lr.wrap(err)
@@ -175,6 +193,65 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		arr = wrapped
 	}
 	return arr, nil
+}
+
+// dictionaryArray builds a dictionary array from the batch's indices and
+// the column chunk's dictionary, which is converted to Arrow once per chunk
+// and shared by every batch of the chunk.
+func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arrow.DictionaryType, s slots) (arrow.Array, error) {
+	if lr.dictArray == nil {
+		var err error
+		lr.dictArray, err = buildLeaf(fr.mem, f.Conv, dt.ValueType, &lr.dict.denseValues, slots{n: lr.dict.n}, fr.int96)
+		if err != nil {
+			return nil, fmt.Errorf("dictionary: %w", err)
+		}
+	}
+	d := &lr.dense
+	width, err := storageWidth(dt.IndexType)
+	if err != nil {
+		return nil, err
+	}
+	idx := d.idx[:d.n]
+	var dense []byte
+	switch width {
+	case 4:
+		dense = int32Bytes(idx)
+	case 8:
+		wide := make([]int64, len(idx))
+		castInts(wide, idx)
+		dense = int64Bytes(wide)
+	case 2:
+		narrow := make([]int16, len(idx))
+		for i, x := range idx {
+			if x > 1<<15-1 {
+				return nil, fmt.Errorf("dictionary index %d in %s: %w", x, dt.IndexType, errOutOfRange)
+			}
+			narrow[i] = int16(x)
+		}
+		dense = arrow.Int16Traits.CastToBytes(narrow)
+	case 1:
+		narrow := make([]int8, len(idx))
+		for i, x := range idx {
+			if x > 1<<7-1 {
+				return nil, fmt.Errorf("dictionary index %d in %s: %w", x, dt.IndexType, errOutOfRange)
+			}
+			narrow[i] = int8(x)
+		}
+		dense = arrow.Int8Traits.CastToBytes(narrow)
+	}
+	values := memory.NewResizableBuffer(fr.mem)
+	values.Resize(s.n * width)
+	spreadFixed(values.Bytes(), dense, width, s)
+	validBuf := bitmapBuffer(fr.mem, s)
+	nulls := s.nullCount
+	if validBuf == nil {
+		nulls = 0
+	}
+	data := array.NewData(dt, s.n, []*memory.Buffer{validBuf, values}, nil, nulls, 0)
+	data.SetDictionary(lr.dictArray.Data())
+	releaseBuffers(validBuf, values)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // dictionaryEncode turns a plain array into a dictionary array of type dt.

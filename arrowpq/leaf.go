@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
@@ -48,6 +50,11 @@ type leafReader struct {
 	// position of each schema node on the path.
 	asm       *levels.Assembler
 	pathIndex map[*metadata.Node]int
+
+	// wantIndices: the leaf reads as an Arrow dictionary; dictionary pages
+	// yield indices into dictArray, built once per column chunk.
+	wantIndices bool
+	dictArray   arrow.Array
 }
 
 // dictionary holds the decoded dictionary page of a column chunk.
@@ -118,6 +125,10 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 	l.pages.Reset(chunk, md.Codec, l.popts)
 	l.hasDict = false
 	l.dict.n = 0
+	if l.dictArray != nil {
+		l.dictArray.Release()
+		l.dictArray = nil
+	}
 	l.page = nil
 	l.pageLen, l.pagePos = 0, 0
 	l.chunkDone = false
@@ -232,6 +243,7 @@ func growInt16(s []int16, n int) []int16 {
 func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.def, l.rep = l.def[:0], l.rep[:0]
 	l.dense.reset(l.col)
+	l.dense.indexMode = l.wantIndices
 	l.numLevels = 0
 	rows := 0
 	for rows < numRows || (l.col.MaxRep > 0 && !l.atRecordStart()) {

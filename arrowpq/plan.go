@@ -79,7 +79,20 @@ func (p *readPlan) startRowGroup(r *Reader, rg int, chunks map[int][]byte) error
 	return nil
 }
 
-func (p *readPlan) release() {}
+// release frees what the decoders hold across batches (the Arrow forms of
+// the current dictionaries).
+func (p *readPlan) release() {
+	for _, f := range p.fields {
+		if fr, ok := f.(*fieldReader); ok {
+			for _, lr := range fr.leaves {
+				if lr.dictArray != nil {
+					lr.dictArray.Release()
+					lr.dictArray = nil
+				}
+			}
+		}
+	}
+}
 
 // selectLeaves resolves ReadOptions.Columns to the set of leaf columns to
 // read. Every selection must match something.

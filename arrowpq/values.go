@@ -26,6 +26,11 @@ type denseValues struct {
 	// BYTE_ARRAY: offsets[0] == 0, offsets[i+1]-offsets[i] is value i's length.
 	offsets []int32
 	data    []byte
+
+	// indexMode: the values are dictionary indices (idx) into the column
+	// chunk's dictionary, kept for a Dictionary output instead of gathered.
+	indexMode bool
+	idx       []int32
 }
 
 func (d *denseValues) reset(col *metadata.Column) {
@@ -41,6 +46,7 @@ func (d *denseValues) reset(col *metadata.Column) {
 	d.fixed, d.bits = d.fixed[:0], d.bits[:0]
 	d.offsets = append(d.offsets[:0], 0)
 	d.data = d.data[:0]
+	d.idx = d.idx[:0]
 }
 
 // extend returns s grown by n elements (the new tail to fill).
@@ -143,7 +149,27 @@ func short(got, want int) error {
 // decode appends the next n values of the page to d.
 func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 	if v.dict != nil {
+		if d.indexMode {
+			var tail []int32
+			d.idx, tail = extend(d.idx, n)
+			got, err := v.dictIdx.DecodeIndices(tail)
+			if err != nil {
+				return err
+			}
+			if got != n {
+				return short(got, n)
+			}
+			d.n += n
+			return nil
+		}
 		return v.decodeDict(d, n)
+	}
+	if d.indexMode {
+		// A page that fell back from the dictionary: the batch gives up
+		// on indices and holds values.
+		if err := d.materialize(&l.dict); err != nil {
+			return err
+		}
 	}
 	var got int
 	var err error
@@ -271,8 +297,14 @@ func (v *valueDecoder) decodeDict(d *denseValues, n int) error {
 	if got != n {
 		return short(got, n)
 	}
-	idx := v.indices
+	return v.gather(d, v.indices)
+}
+
+// gather appends the dictionary values of idx to d.
+func (v *valueDecoder) gather(d *denseValues, idx []int32) error {
+	n := len(idx)
 	dict := v.dict
+	var err error
 	switch v.physical {
 	case format.Type_BOOLEAN:
 		start := d.n
@@ -308,6 +340,21 @@ func (v *valueDecoder) decodeDict(d *denseValues, n int) error {
 	}
 	d.n += n
 	return nil
+}
+
+// materialize turns the indices collected so far into values and leaves
+// index mode.
+func (d *denseValues) materialize(dict *dictionary) error {
+	d.indexMode = false
+	idx := d.idx
+	d.n = 0
+	if len(idx) == 0 {
+		return nil
+	}
+	var v valueDecoder
+	v.physical, v.width, v.dict = d.physical, d.width, dict
+	v.indices = idx
+	return v.gather(d, idx)
 }
 
 func growInt32(s []int32, n int) []int32 {

@@ -1,0 +1,220 @@
+package arrowpq_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/internal/oracle"
+)
+
+func dataFile(name string) string { return filepath.Join(sharedTestdata, "parquet-testing/data", name) }
+
+// readAll streams path with opts and renders every batch canonically.
+func readAll(t *testing.T, path string, opts *arrowpq.ReadOptions) ([]byte, *arrow.Schema, int) {
+	t.Helper()
+	r, err := arrowpq.OpenFile(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []byte
+	batches := 0
+	for r.Next() {
+		batches++
+		if out, err = oracle.RenderRecord(out, r.RecordBatch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return out, r.Schema(), batches
+}
+
+// TestBatchSizesAgree reads files in random batch sizes, serially and in
+// parallel: the data must equal a one-batch read, with records never split
+// (nested files have records that span pages).
+func TestBatchSizesAgree(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for _, name := range []string{"nested_lists.snappy.parquet", "nested_maps.snappy.parquet", "alltypes_tiny_pages.parquet",
+		"nonnullable.impala.parquet", "nullable.impala.parquet", "repeated_no_annotation.parquet", "delta_encoding_optional_column.parquet"} {
+		want, _, _ := readAll(t, dataFile(name), &arrowpq.ReadOptions{BatchSize: 1 << 20})
+		for i := 0; i < 3; i++ {
+			bs := 1 + rng.IntN(50)
+			par := 1 + rng.IntN(3)
+			got, _, batches := readAll(t, dataFile(name), &arrowpq.ReadOptions{BatchSize: bs, Parallelism: par})
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: batch size %d, parallelism %d: data differs from a one-batch read", name, bs, par)
+			}
+			if batches < 2 && len(want) > 0 && bytes.Count(want, []byte{'\n'}) > bs {
+				t.Errorf("%s: %d batches for batch size %d", name, batches, bs)
+			}
+		}
+	}
+}
+
+// TestNoLeaks reads with a checked allocator: every buffer the reader
+// allocates must be released once the batches are.
+func TestNoLeaks(t *testing.T) {
+	for _, name := range []string{"alltypes_plain.parquet", "nested_maps.snappy.parquet", "nullable.impala.parquet", "byte_array_decimal.parquet"} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		readAll(t, dataFile(name), &arrowpq.ReadOptions{Allocator: mem, BatchSize: 3, Dictionary: []string{"string_col"}})
+		mem.AssertSize(t, 0)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	readAll(t, dataFile("alltypes_dictionary.parquet"), &arrowpq.ReadOptions{Allocator: mem, Dictionary: []string{"string_col", "date_string_col"}})
+	mem.AssertSize(t, 0)
+}
+
+// writeWithPqarrow writes rec with arrow-go's writer to a temp file.
+func writeWithPqarrow(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterProperties) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDictionaryOutput reads string columns as Arrow dictionaries: the
+// values must equal the plain read, the Parquet dictionary must be shared
+// by the batches of a chunk, and a chunk that falls back from dictionary
+// to PLAIN pages must still read.
+func TestDictionaryOutput(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	sb := array.NewStringBuilder(mem)
+	for i := 0; i < 5000; i++ {
+		if i%13 == 0 {
+			sb.AppendNull()
+			continue
+		}
+		// The first values repeat; later ones are unique, which makes the
+		// writer's dictionary overflow its 2 KiB limit and fall back.
+		if i < 1000 {
+			sb.Append([]string{"red", "green", "blue"}[i%3])
+		} else {
+			sb.Append(strings.Repeat("x", i%50) + string(rune('a'+i%26)))
+		}
+	}
+	col := sb.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
+	defer rec.Release()
+	path := writeWithPqarrow(t, rec, parquet.NewWriterProperties(parquet.WithDictionaryPageSizeLimit(2048), parquet.WithDataPageSize(1024)))
+
+	plain, _, _ := readAll(t, path, nil)
+	dict, schemaOut, _ := readAll(t, path, &arrowpq.ReadOptions{Dictionary: []string{"s"}, BatchSize: 300})
+	if schemaOut.Field(0).Type.ID() != arrow.DICTIONARY {
+		t.Fatalf("type %s, want a dictionary", schemaOut.Field(0).Type)
+	}
+	if !bytes.Equal(plain, dict) {
+		t.Error("dictionary read differs from the plain read")
+	}
+
+	// Two batches inside the dictionary-encoded part share one dictionary.
+	r, err := arrowpq.OpenFile(path, &arrowpq.ReadOptions{Dictionary: []string{"s"}, BatchSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var first arrow.ArrayData
+	for i := 0; i < 2 && r.Next(); i++ {
+		d := r.RecordBatch().Column(0).(*array.Dictionary)
+		if i == 0 {
+			first = d.Dictionary().Data()
+			first.Retain()
+			defer first.Release()
+		} else if d.Dictionary().Data() != first {
+			t.Error("the second batch has a new dictionary")
+		}
+	}
+}
+
+func TestInt96Overflow(t *testing.T) {
+	f, err := os.Open(dataFile("int96_from_spark.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	_, err = arrowpq.ReadTable(context.Background(), f, st.Size(), nil)
+	var ae *arrowpq.Error
+	if !errors.As(err, &ae) || ae.Column != "a" || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("error %v, want an out-of-range error naming column a", err)
+	}
+}
+
+// TestProjection selects leaves by Parquet and Arrow paths.
+func TestProjection(t *testing.T) {
+	cases := []struct {
+		cols []string
+		want string // the projected schema's top-level types
+	}{
+		{[]string{"id"}, "id: int64"},
+		{[]string{"tags.list.element"}, "tags: list<element: utf8, nullable>"},
+		{[]string{"readings.value"}, "readings: map<utf8, int32, items_nullable>"},
+		{[]string{"city", "id"}, "id: int64, city: utf8"},
+	}
+	for _, tc := range cases {
+		r, err := arrowpq.OpenFile("../testdata/sample.parquet", &arrowpq.ReadOptions{Columns: tc.cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, f := range r.Schema().Fields() {
+			parts = append(parts, f.Name+": "+f.Type.String())
+		}
+		if got := strings.Join(parts, ", "); got != tc.want {
+			t.Errorf("%v: schema %q, want %q", tc.cols, got, tc.want)
+		}
+		rows := 0
+		for r.Next() {
+			rows += int(r.RecordBatch().NumRows())
+		}
+		if r.Err() != nil || rows != 100 {
+			t.Errorf("%v: %d rows, %v", tc.cols, rows, r.Err())
+		}
+		r.Close()
+	}
+	if _, err := arrowpq.OpenFile("../testdata/sample.parquet", &arrowpq.ReadOptions{Columns: []string{"nope"}}); err == nil {
+		t.Error("an unknown column was accepted")
+	}
+	if _, err := arrowpq.OpenFile("../testdata/sample.parquet", &arrowpq.ReadOptions{RowGroups: []int{2}}); err == nil {
+		t.Error("row group 2 of 2 was accepted")
+	}
+	r, err := arrowpq.OpenFile("../testdata/sample.parquet", &arrowpq.ReadOptions{RowGroups: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() || r.RecordBatch().Column(0).(*array.Int64).Value(0) != 50 {
+		t.Error("row group 1 does not start at id 50")
+	}
+}

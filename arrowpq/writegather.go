@@ -1,0 +1,503 @@
+package arrowpq
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/typemap"
+)
+
+// gathered holds the non-null values of one piece in their physical form.
+// The views (i32 ... bits) either alias the Arrow buffers (identity
+// conversion of a contiguous run) or the owned scratch slices (s*), which
+// are reused from piece to piece.
+type gathered struct {
+	n      int // values
+	i32    []int32
+	i64    []int64
+	f32    []float32
+	f64    []float64
+	i96    [][12]byte
+	fixed  []byte
+	offs   []int32
+	data   []byte
+	bits   []byte
+	bitOff int
+
+	rawBytes  int64 // PLAIN size of the values, for piece sizing
+	dictBytes int64 // worst-case growth of a dictionary by these values
+	unencoded int64 // BYTE_ARRAY bytes without length prefixes
+
+	si32   []int32
+	si64   []int64
+	sf32   []float32
+	sf64   []float64
+	si96   [][12]byte
+	sfixed []byte
+	soffs  []int32
+	sdata  []byte
+	sbits  []byte
+	sidx   []int64
+	tmp    []byte
+}
+
+func bufferBytes(d arrow.ArrayData, i int) []byte {
+	bufs := d.Buffers()
+	if i >= len(bufs) || bufs[i] == nil {
+		return nil
+	}
+	return bufs[i].Bytes()
+}
+
+// contiguous reports whether idx is a run of consecutive indices (the
+// Shredder's indices increase strictly, so first and last tell).
+func contiguous(idx []int64) bool {
+	return len(idx) > 0 && idx[len(idx)-1]-idx[0] == int64(len(idx)-1)
+}
+
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// gatherConv stores D(src[j]) for every j in idx; identity conversions of
+// contiguous runs alias src instead.
+func gatherConv[D, S int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64](dst []D, src []S, idx []int64) []D {
+	dst = grown(dst, len(idx))
+	for i, j := range idx {
+		dst[i] = D(src[j])
+	}
+	return dst
+}
+
+func view[T any](scratch *[]T, src []T, idx []int64) []T {
+	if contiguous(idx) {
+		return src[idx[0] : idx[len(idx)-1]+1]
+	}
+	d := grown(*scratch, len(idx))
+	for i, j := range idx {
+		d[i] = src[j]
+	}
+	*scratch = d
+	return d
+}
+
+func typed[T any](cast func([]byte) []T, d arrow.ArrayData) []T {
+	v := cast(bufferBytes(d, 1))
+	off := d.Offset()
+	if off > len(v) {
+		return nil
+	}
+	return v[off:]
+}
+
+// mapDictIndices turns value indices into indices of the dictionary.
+func mapDictIndices[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](dst []int64, ind []T, idx []int64, dictLen int) ([]int64, error) {
+	dst = grown(dst, len(idx))
+	for i, j := range idx {
+		v := int64(ind[j])
+		if v < 0 || v >= int64(dictLen) {
+			return dst, fmt.Errorf("dictionary index %d outside a dictionary of %d values: %w", v, dictLen, errInvalidArray)
+		}
+		dst[i] = v
+	}
+	return dst, nil
+}
+
+var errInvalidArray = fmt.Errorf("invalid array data")
+
+// gather fills c.g from the value indices of the last Shred.
+func (c *columnWriter) gather() error {
+	g := &c.g
+	idx := c.shred.ValueIndices()
+	g.n = len(idx)
+	g.rawBytes, g.dictBytes, g.unencoded = 0, 0, 0
+	if g.n == 0 || c.conv.Kind == typemap.Null {
+		g.n = 0
+		return nil
+	}
+	if c.dictIdx != nil {
+		d := c.dictIdx.Data()
+		dl := c.values.Len()
+		var err error
+		switch c.dictIdx.DataType().ID() {
+		case arrow.INT8:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Int8Traits.CastFromBytes, d), idx, dl)
+		case arrow.UINT8:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Uint8Traits.CastFromBytes, d), idx, dl)
+		case arrow.INT16:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Int16Traits.CastFromBytes, d), idx, dl)
+		case arrow.UINT16:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Uint16Traits.CastFromBytes, d), idx, dl)
+		case arrow.INT32:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Int32Traits.CastFromBytes, d), idx, dl)
+		case arrow.UINT32:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Uint32Traits.CastFromBytes, d), idx, dl)
+		case arrow.INT64:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Int64Traits.CastFromBytes, d), idx, dl)
+		case arrow.UINT64:
+			g.sidx, err = mapDictIndices(g.sidx, typed(arrow.Uint64Traits.CastFromBytes, d), idx, dl)
+		default:
+			return fmt.Errorf("dictionary index type %s: %w", c.dictIdx.DataType(), metadata.ErrUnsupported)
+		}
+		if err != nil {
+			return err
+		}
+		idx = g.sidx
+		// The dictionary itself may hold nulls; they are written as nulls
+		// only if the levels say so, so a null dictionary entry referenced
+		// by a valid index is invalid here.
+		if c.values.NullN() > 0 {
+			for _, j := range idx {
+				if c.values.IsNull(int(j)) {
+					return fmt.Errorf("valid dictionary index refers to a null dictionary value: %w", errInvalidArray)
+				}
+			}
+		}
+	}
+	arr := c.values
+	d := arr.Data()
+	n := int64(len(idx))
+	switch c.phys {
+	case format.Type_BOOLEAN:
+		bits := bufferBytes(d, 1)
+		if contiguous(idx) {
+			g.bits, g.bitOff = bits, d.Offset()+int(idx[0])
+		} else {
+			nb := (len(idx) + 7) / 8
+			g.sbits = grown(g.sbits, nb)
+			clear(g.sbits)
+			off := int64(d.Offset())
+			for i, j := range idx {
+				b := off + j
+				g.sbits[i>>3] |= (bits[b>>3] >> (b & 7) & 1) << (i & 7)
+			}
+			g.bits, g.bitOff = g.sbits, 0
+		}
+		g.rawBytes = (n + 7) / 8
+		return nil
+	case format.Type_INT32:
+		g.rawBytes, g.dictBytes = 4*n, 4*n
+		return c.gatherInt32(arr, idx)
+	case format.Type_INT64:
+		g.rawBytes, g.dictBytes = 8*n, 8*n
+		return c.gatherInt64(arr, idx)
+	case format.Type_FLOAT:
+		g.rawBytes, g.dictBytes = 4*n, 4*n
+		g.f32 = view(&g.sf32, typed(arrow.Float32Traits.CastFromBytes, d), idx)
+		return nil
+	case format.Type_DOUBLE:
+		g.rawBytes, g.dictBytes = 8*n, 8*n
+		g.f64 = view(&g.sf64, typed(arrow.Float64Traits.CastFromBytes, d), idx)
+		return nil
+	case format.Type_INT96:
+		g.rawBytes, g.dictBytes = 12*n, 12*n
+		g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		div := int64(1)
+		switch c.conv.Unit {
+		case arrow.Second:
+			div = 1_000_000_000
+		case arrow.Millisecond:
+			div = 1_000_000
+		case arrow.Microsecond:
+			div = 1_000
+		}
+		// Values beyond the nanosecond range of INT96 would wrap.
+		if div > 1 {
+			lim := int64(math.MaxInt64) / div
+			for _, v := range g.si64 {
+				if v > lim || v < -lim {
+					return rangeError("timestamp", v)
+				}
+			}
+		}
+		g.tmp = timestampToInt96(g.tmp[:0], g.si64, div)
+		g.si96 = grown(g.si96, len(idx))
+		for i := range g.si96 {
+			copy(g.si96[i][:], g.tmp[i*12:])
+		}
+		g.i96 = g.si96
+		return nil
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		g.rawBytes, g.dictBytes = int64(c.width)*n, int64(c.width)*n
+		return c.gatherFixed(arr, idx)
+	case format.Type_BYTE_ARRAY:
+		return c.gatherByteArray(arr, idx)
+	}
+	return fmt.Errorf("physical type %s: %w", c.phys, metadata.ErrUnsupported)
+}
+
+func (c *columnWriter) gatherInt32(arr arrow.Array, idx []int64) error {
+	g := &c.g
+	d := arr.Data()
+	switch c.conv.Kind {
+	case typemap.Identity:
+		g.i32 = view(&g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+		return nil
+	case typemap.IntCast:
+		switch arr.DataType().ID() {
+		case arrow.INT8:
+			g.si32 = gatherConv(g.si32, typed(arrow.Int8Traits.CastFromBytes, d), idx)
+		case arrow.UINT8:
+			g.si32 = gatherConv(g.si32, typed(arrow.Uint8Traits.CastFromBytes, d), idx)
+		case arrow.INT16:
+			g.si32 = gatherConv(g.si32, typed(arrow.Int16Traits.CastFromBytes, d), idx)
+		case arrow.UINT16:
+			g.si32 = gatherConv(g.si32, typed(arrow.Uint16Traits.CastFromBytes, d), idx)
+		case arrow.UINT32:
+			g.si32 = gatherConv(g.si32, typed(arrow.Uint32Traits.CastFromBytes, d), idx)
+		case arrow.INT32:
+			g.si32 = gatherConv(g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+		default:
+			return fmt.Errorf("int cast from %s to INT32: %w", arr.DataType(), metadata.ErrUnsupported)
+		}
+		g.i32 = g.si32
+		return nil
+	case typemap.Scale:
+		switch arr.DataType().ID() {
+		case arrow.DATE64:
+			g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+			g.si32 = grown(g.si32, len(idx))
+			div := c.conv.Div
+			for i, v := range g.si64 {
+				q := v / div
+				if v%div < 0 {
+					q-- // days are floored: -1 ms is the day before the epoch
+				}
+				if q < math.MinInt32 || q > math.MaxInt32 {
+					return rangeError("date64", v)
+				}
+				g.si32[i] = int32(q)
+			}
+		default: // time32(s) -> TIME(MILLIS)
+			g.si32 = gatherConv(g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+			if err := scaleUp(g.si32, g.si32, c.conv.Mul); err != nil {
+				return err
+			}
+		}
+		g.i32 = g.si32
+		return nil
+	case typemap.Decimal:
+		return c.gatherDecimalInt(arr, idx, 4)
+	}
+	return fmt.Errorf("conversion %s to INT32: %w", c.conv, metadata.ErrUnsupported)
+}
+
+func (c *columnWriter) gatherInt64(arr arrow.Array, idx []int64) error {
+	g := &c.g
+	d := arr.Data()
+	switch c.conv.Kind {
+	case typemap.Identity, typemap.IntCast:
+		g.i64 = view(&g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		return nil
+	case typemap.Scale:
+		g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		if err := scaleUp(g.si64, g.si64, c.conv.Mul); err != nil {
+			return err
+		}
+		g.i64 = g.si64
+		return nil
+	case typemap.Decimal:
+		return c.gatherDecimalInt(arr, idx, 8)
+	}
+	return fmt.Errorf("conversion %s to INT64: %w", c.conv, metadata.ErrUnsupported)
+}
+
+// gatherDecimalInt stores decimals as INT32 (size 4) or INT64 (size 8)
+// unscaled values, failing on values that do not fit.
+func (c *columnWriter) gatherDecimalInt(arr arrow.Array, idx []int64, size int) error {
+	g := &c.g
+	d := arr.Data()
+	w := c.conv.ByteWidth
+	raw := bufferBytes(d, 1)
+	off := int64(d.Offset())
+	var be [8]byte
+	if size == 4 {
+		g.si32 = grown(g.si32, len(idx))
+	} else {
+		g.si64 = grown(g.si64, len(idx))
+	}
+	for i, j := range idx {
+		le := raw[(off+j)*int64(w) : (off+j+1)*int64(w)]
+		if err := decimalToBigEndian(be[:size], le); err != nil {
+			return err
+		}
+		if size == 4 {
+			g.si32[i] = int32(binary.BigEndian.Uint32(be[:4]))
+		} else {
+			g.si64[i] = int64(binary.BigEndian.Uint64(be[:8]))
+		}
+	}
+	g.i32, g.i64 = g.si32, g.si64
+	return nil
+}
+
+func (c *columnWriter) gatherFixed(arr arrow.Array, idx []int64) error {
+	g := &c.g
+	d := arr.Data()
+	raw := bufferBytes(d, 1)
+	off := int64(d.Offset())
+	w := int64(c.width)
+	switch c.conv.Kind {
+	case typemap.Identity:
+		// FixedSizeBinary, UUID and Float16 store their bytes as they are.
+		sw := w
+		if fsb, ok := arr.DataType().(*arrow.FixedSizeBinaryType); ok {
+			sw = int64(fsb.ByteWidth)
+		}
+		if sw != w {
+			return fmt.Errorf("fixed size binary of width %d for FIXED_LEN_BYTE_ARRAY(%d): %w", sw, w, metadata.ErrUnsupported)
+		}
+		if contiguous(idx) {
+			g.fixed = raw[(off+idx[0])*w : (off+idx[len(idx)-1]+1)*w]
+			return nil
+		}
+		g.sfixed = grown(g.sfixed, len(idx)*int(w))
+		for i, j := range idx {
+			copy(g.sfixed[int64(i)*w:], raw[(off+j)*w:(off+j+1)*w])
+		}
+		g.fixed = g.sfixed
+		return nil
+	case typemap.Decimal:
+		aw := int64(c.conv.ByteWidth)
+		g.sfixed = grown(g.sfixed, len(idx)*int(w))
+		for i, j := range idx {
+			if err := decimalToBigEndian(g.sfixed[int64(i)*w:int64(i+1)*w], raw[(off+j)*aw:(off+j+1)*aw]); err != nil {
+				return err
+			}
+		}
+		g.fixed = g.sfixed
+		return nil
+	case typemap.Interval:
+		g.sfixed = grown(g.sfixed, len(idx)*12)
+		out := g.sfixed
+		switch arr.DataType().ID() {
+		case arrow.INTERVAL_MONTH_DAY_NANO:
+			for i, j := range idx {
+				s := raw[(off+j)*16 : (off+j+1)*16]
+				months := int32(binary.LittleEndian.Uint32(s[0:]))
+				days := int32(binary.LittleEndian.Uint32(s[4:]))
+				nanos := int64(binary.LittleEndian.Uint64(s[8:]))
+				if months < 0 || days < 0 || nanos < 0 || nanos%1_000_000 != 0 || nanos/1_000_000 > math.MaxUint32 {
+					return rangeError("interval (INTERVAL needs non-negative months, days and whole milliseconds)", fmt.Sprintf("%dmo%dd%dns", months, days, nanos))
+				}
+				putInterval(out[i*12:], uint32(months), uint32(days), uint32(nanos/1_000_000))
+			}
+		case arrow.INTERVAL_MONTHS:
+			for i, j := range idx {
+				months := int32(binary.LittleEndian.Uint32(raw[(off+j)*4:]))
+				if months < 0 {
+					return rangeError("interval months", months)
+				}
+				putInterval(out[i*12:], uint32(months), 0, 0)
+			}
+		case arrow.INTERVAL_DAY_TIME:
+			for i, j := range idx {
+				s := raw[(off+j)*8 : (off+j+1)*8]
+				days := int32(binary.LittleEndian.Uint32(s[0:]))
+				ms := int32(binary.LittleEndian.Uint32(s[4:]))
+				if days < 0 || ms < 0 {
+					return rangeError("interval", fmt.Sprintf("%dd%dms", days, ms))
+				}
+				putInterval(out[i*12:], 0, uint32(days), uint32(ms))
+			}
+		default:
+			return fmt.Errorf("interval type %s: %w", arr.DataType(), metadata.ErrUnsupported)
+		}
+		g.fixed = out
+		return nil
+	}
+	return fmt.Errorf("conversion %s to FIXED_LEN_BYTE_ARRAY: %w", c.conv, metadata.ErrUnsupported)
+}
+
+func putInterval(b []byte, months, days, ms uint32) {
+	binary.LittleEndian.PutUint32(b[0:], months)
+	binary.LittleEndian.PutUint32(b[4:], days)
+	binary.LittleEndian.PutUint32(b[8:], ms)
+}
+
+func (c *columnWriter) gatherByteArray(arr arrow.Array, idx []int64) error {
+	g := &c.g
+	d := arr.Data()
+	off := int64(d.Offset())
+	n := int64(len(idx))
+	switch a := arr.(type) {
+	case *array.String, *array.Binary:
+		offs := arrow.Int32Traits.CastFromBytes(bufferBytes(d, 1))
+		data := bufferBytes(d, 2)
+		if contiguous(idx) {
+			g.offs, g.data = offs[off+idx[0]:off+idx[len(idx)-1]+2], data
+		} else {
+			total := int64(0)
+			for _, j := range idx {
+				total += int64(offs[off+j+1] - offs[off+j])
+			}
+			g.soffs = grown(g.soffs, len(idx)+1)
+			g.sdata = grown(g.sdata, int(total))
+			w := int32(0)
+			g.soffs[0] = 0
+			for i, j := range idx {
+				w += int32(copy(g.sdata[w:], data[offs[off+j]:offs[off+j+1]]))
+				g.soffs[i+1] = w
+			}
+			g.offs, g.data = g.soffs, g.sdata
+		}
+	case *array.LargeString, *array.LargeBinary:
+		offs := arrow.Int64Traits.CastFromBytes(bufferBytes(d, 1))
+		data := bufferBytes(d, 2)
+		total := int64(0)
+		for _, j := range idx {
+			total += offs[off+j+1] - offs[off+j]
+		}
+		if total > math.MaxInt32 {
+			return fmt.Errorf("%d bytes of large binary values in one piece: %w", total, metadata.ErrLimit)
+		}
+		g.soffs = grown(g.soffs, len(idx)+1)
+		g.sdata = grown(g.sdata, int(total))
+		w := int32(0)
+		g.soffs[0] = 0
+		for i, j := range idx {
+			w += int32(copy(g.sdata[w:], data[offs[off+j]:offs[off+j+1]]))
+			g.soffs[i+1] = w
+		}
+		g.offs, g.data = g.soffs, g.sdata
+	case *array.StringView, *array.BinaryView:
+		var bv *array.BinaryView
+		var sv *array.StringView
+		if x, ok := a.(*array.BinaryView); ok {
+			bv = x
+		} else {
+			sv = a.(*array.StringView)
+		}
+		g.soffs = grown(g.soffs, len(idx)+1)
+		g.sdata = g.sdata[:0]
+		g.soffs[0] = 0
+		for i, j := range idx {
+			if bv != nil {
+				g.sdata = append(g.sdata, bv.Value(int(j))...)
+			} else {
+				g.sdata = append(g.sdata, sv.Value(int(j))...)
+			}
+			if len(g.sdata) > math.MaxInt32 {
+				return fmt.Errorf("%d bytes of view values in one piece: %w", len(g.sdata), metadata.ErrLimit)
+			}
+			g.soffs[i+1] = int32(len(g.sdata))
+		}
+		g.offs, g.data = g.soffs, g.sdata
+	default:
+		return fmt.Errorf("arrays of type %s as BYTE_ARRAY: %w", arr.DataType(), metadata.ErrUnsupported)
+	}
+	total := int64(g.offs[len(g.offs)-1] - g.offs[0])
+	g.unencoded = total
+	g.rawBytes = total + 4*n
+	g.dictBytes = g.rawBytes
+	return nil
+}

@@ -1,0 +1,391 @@
+package arrowpq
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+)
+
+// Defaults of [WriteOptions] and [ColumnOptions].
+const (
+	DefaultDataPageSize       = 1 << 20
+	DefaultMaxRowsPerPage     = 20_000
+	DefaultDictionaryPageSize = 1 << 20
+	DefaultRowGroupRows       = 1 << 20
+	DefaultRowGroupBytes      = 128 << 20
+	DefaultStatsTruncateLen   = 64
+	// DefaultBloomFilterFPP is the false-positive probability of a bloom
+	// filter whose ColumnOptions.BloomFilterFPP is zero.
+	DefaultBloomFilterFPP = 0.01
+	// MaxBloomFilterBytes bounds the bitset of one bloom filter.
+	MaxBloomFilterBytes = 128 << 20
+)
+
+// Compression is the codec of the pages of a column chunk. The zero value
+// is Snappy, the default of most Parquet writers; Uncompressed must be
+// asked for.
+type Compression uint8
+
+// Codecs.
+const (
+	Snappy Compression = iota
+	Uncompressed
+	Gzip
+	Brotli
+	Zstd
+	// LZ4Raw is the LZ4 block format without framing (LZ4_RAW).
+	LZ4Raw
+	// LZ4 is the deprecated LZ4 codec (Hadoop framing); some readers,
+	// DuckDB among them, cannot read it. Prefer LZ4Raw.
+	LZ4
+)
+
+var compressionCodecs = [...]format.CompressionCodec{
+	Snappy:       format.CompressionCodec_SNAPPY,
+	Uncompressed: format.CompressionCodec_UNCOMPRESSED,
+	Gzip:         format.CompressionCodec_GZIP,
+	Brotli:       format.CompressionCodec_BROTLI,
+	Zstd:         format.CompressionCodec_ZSTD,
+	LZ4Raw:       format.CompressionCodec_LZ4_RAW,
+	LZ4:          format.CompressionCodec_LZ4,
+}
+
+// String returns the codec name as parquet.thrift spells it.
+func (c Compression) String() string {
+	if int(c) < len(compressionCodecs) {
+		return compressionCodecs[c].String()
+	}
+	return fmt.Sprintf("Compression(%d)", uint8(c))
+}
+
+// ParseCompression returns the Compression named s (case-insensitive,
+// "none" is Uncompressed, "lz4raw" is LZ4Raw).
+func ParseCompression(s string) (Compression, error) {
+	switch lower(s) {
+	case "snappy":
+		return Snappy, nil
+	case "none", "uncompressed":
+		return Uncompressed, nil
+	case "gzip":
+		return Gzip, nil
+	case "brotli":
+		return Brotli, nil
+	case "zstd":
+		return Zstd, nil
+	case "lz4_raw", "lz4raw":
+		return LZ4Raw, nil
+	case "lz4":
+		return LZ4, nil
+	}
+	return 0, fmt.Errorf("arrowpq: unknown compression %q", s)
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// Encoding is the encoding of the values of data pages that are not
+// dictionary encoded. The zero value, DefaultEncoding, is PLAIN for every
+// type.
+type Encoding uint8
+
+// Value encodings (Encodings.md). Each is valid for some physical types
+// only: DeltaBinaryPacked for INT32 and INT64; DeltaLengthByteArray for
+// BYTE_ARRAY; DeltaByteArray for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY;
+// ByteStreamSplit for INT32, INT64, FLOAT, DOUBLE and FIXED_LEN_BYTE_ARRAY;
+// RLE for BOOLEAN. [NewWriter] rejects other pairs.
+const (
+	DefaultEncoding Encoding = iota
+	Plain
+	DeltaBinaryPacked
+	DeltaLengthByteArray
+	DeltaByteArray
+	ByteStreamSplit
+	RLE
+)
+
+var encodingNames = [...]string{"DEFAULT", "PLAIN", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT", "RLE"}
+
+// String returns the encoding name as parquet.thrift spells it.
+func (e Encoding) String() string {
+	if int(e) < len(encodingNames) {
+		return encodingNames[e]
+	}
+	return fmt.Sprintf("Encoding(%d)", uint8(e))
+}
+
+func (e Encoding) format() format.Encoding {
+	switch e {
+	case DeltaBinaryPacked:
+		return format.Encoding_DELTA_BINARY_PACKED
+	case DeltaLengthByteArray:
+		return format.Encoding_DELTA_LENGTH_BYTE_ARRAY
+	case DeltaByteArray:
+		return format.Encoding_DELTA_BYTE_ARRAY
+	case ByteStreamSplit:
+		return format.Encoding_BYTE_STREAM_SPLIT
+	case RLE:
+		return format.Encoding_RLE
+	}
+	return format.Encoding_PLAIN
+}
+
+// validFor reports whether e can encode values of physical type t.
+func (e Encoding) validFor(t format.Type) bool {
+	switch e {
+	case DefaultEncoding, Plain:
+		return true
+	case DeltaBinaryPacked:
+		return t == format.Type_INT32 || t == format.Type_INT64
+	case DeltaLengthByteArray:
+		return t == format.Type_BYTE_ARRAY
+	case DeltaByteArray:
+		return t == format.Type_BYTE_ARRAY || t == format.Type_FIXED_LEN_BYTE_ARRAY
+	case ByteStreamSplit:
+		switch t {
+		case format.Type_INT32, format.Type_INT64, format.Type_FLOAT, format.Type_DOUBLE, format.Type_FIXED_LEN_BYTE_ARRAY:
+			return true
+		}
+	case RLE:
+		return t == format.Type_BOOLEAN
+	}
+	return false
+}
+
+// ParseEncoding returns the Encoding named s as parquet.thrift spells it
+// (case-insensitive).
+func ParseEncoding(s string) (Encoding, error) {
+	ls := lower(s)
+	for i, n := range encodingNames {
+		if lower(n) == ls {
+			return Encoding(i), nil
+		}
+	}
+	return 0, fmt.Errorf("arrowpq: unknown encoding %q", s)
+}
+
+// Toggle is an on/off option whose zero value means the default.
+type Toggle uint8
+
+// Toggle values.
+const (
+	Default Toggle = iota
+	On
+	Off
+)
+
+func (t Toggle) or(def bool) bool {
+	switch t {
+	case On:
+		return true
+	case Off:
+		return false
+	}
+	return def
+}
+
+// ColumnOptions are the options of one leaf column; zero fields take the
+// value of the [WriteOptions] field of the same name.
+type ColumnOptions struct {
+	Compression      *Compression
+	CompressionLevel int
+	// Dictionary turns dictionary encoding on or off.
+	Dictionary Toggle
+	// Encoding is the encoding of pages that are not dictionary encoded
+	// (after a fallback, or with the dictionary off).
+	Encoding Encoding
+	// Statistics turns chunk and page statistics on or off.
+	Statistics Toggle
+	// PageIndex turns the ColumnIndex and OffsetIndex on or off.
+	PageIndex Toggle
+	// BloomFilterNDV, when positive, writes a bloom filter per column
+	// chunk sized for that many distinct values at BloomFilterFPP
+	// (DefaultBloomFilterFPP when zero).
+	BloomFilterNDV int64
+	BloomFilterFPP float64
+}
+
+// WriteOptions configures a [Writer]. The zero value means: Snappy, dictionary
+// encoding with a 1 MiB dictionary page limit and PLAIN fallback, data page
+// v1 of about 1 MiB and at most 20,000 rows, row groups of at most 1,048,576
+// rows and 128 MiB, chunk and page statistics with byte array bounds
+// truncated to 64 bytes, page index, size statistics, page CRCs and the
+// ARROW:schema footer entry, and no bloom filters.
+type WriteOptions struct {
+	// Compression is the codec of every column (Snappy when zero) and
+	// CompressionLevel its level (0: the codec's default; see
+	// pagecodec.NewCompressor for the scales).
+	Compression      Compression
+	CompressionLevel int
+	// Dictionary turns dictionary encoding on (default) or off.
+	Dictionary Toggle
+	// DictionaryPageSize is the size limit in bytes of a dictionary page;
+	// a column chunk whose dictionary would grow past it falls back to
+	// Encoding for the rest of the chunk.
+	DictionaryPageSize int
+	// Encoding is the encoding of values that are not dictionary encoded;
+	// DefaultEncoding means PLAIN.
+	Encoding Encoding
+	// DataPageV2 writes DATA_PAGE_V2 pages instead of DATA_PAGE.
+	DataPageV2 bool
+	// DataPageSize is the target size of a data page before compression;
+	// MaxRowsPerPage caps its rows.
+	DataPageSize   int
+	MaxRowsPerPage int
+	// RowGroupRows and RowGroupBytes cut row groups when either is reached
+	// (RowGroupBytes counts the compressed pages buffered).
+	RowGroupRows  int
+	RowGroupBytes int64
+	// Statistics turns statistics on (default) or off; StatsTruncateLength
+	// is the longest byte array min/max written (negative: no limit).
+	Statistics          Toggle
+	StatsTruncateLength int
+	// PageIndex turns the ColumnIndex and OffsetIndex on (default) or off.
+	PageIndex Toggle
+	// SizeStatistics turns SizeStatistics (and the level histograms of the
+	// column index) on (default) or off.
+	SizeStatistics Toggle
+	// PageChecksums turns page CRCs on (default) or off.
+	PageChecksums Toggle
+	// ArrowSchema turns the ARROW:schema footer entry on (default) or off.
+	ArrowSchema Toggle
+	// Int96Timestamps stores timestamps as INT96.
+	Int96Timestamps bool
+	// KeyValueMetadata is added to the footer, in key order.
+	KeyValueMetadata map[string]string
+	// Columns overrides options per leaf column, by dotted Parquet path
+	// ("a.list.element") or by the name of a top-level field, which then
+	// applies to all its leaves.
+	Columns map[string]ColumnOptions
+	// Allocator allocates the buffered pages of the current row group;
+	// nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+}
+
+// columnConfig is the resolved configuration of one leaf column.
+type columnConfig struct {
+	codec          format.CompressionCodec
+	level          int
+	dictionary     bool
+	dictPageSize   int
+	encoding       Encoding
+	stats          bool
+	pageIndex      bool
+	sizeStats      bool
+	truncLen       int
+	bloomNDV       int64
+	bloomFPP       float64
+	v2             bool
+	pageSize       int
+	maxRowsPerPage int
+	crc            bool
+}
+
+// resolve computes the configuration of column c (path given) from o.
+func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
+	cfg := columnConfig{
+		level:          o.CompressionLevel,
+		dictionary:     o.Dictionary.or(true),
+		dictPageSize:   o.DictionaryPageSize,
+		encoding:       o.Encoding,
+		stats:          o.Statistics.or(true),
+		pageIndex:      o.PageIndex.or(true),
+		sizeStats:      o.SizeStatistics.or(true),
+		truncLen:       o.StatsTruncateLength,
+		v2:             o.DataPageV2,
+		pageSize:       o.DataPageSize,
+		maxRowsPerPage: o.MaxRowsPerPage,
+		crc:            o.PageChecksums.or(true),
+	}
+	comp := o.Compression
+	for _, key := range []string{c.Path[0], c.DottedPath} {
+		co, ok := o.Columns[key]
+		if !ok {
+			continue
+		}
+		if co.Compression != nil {
+			comp = *co.Compression
+		}
+		if co.CompressionLevel != 0 {
+			cfg.level = co.CompressionLevel
+		}
+		cfg.dictionary = co.Dictionary.or(cfg.dictionary)
+		if co.Encoding != DefaultEncoding {
+			cfg.encoding = co.Encoding
+		}
+		cfg.stats = co.Statistics.or(cfg.stats)
+		cfg.pageIndex = co.PageIndex.or(cfg.pageIndex)
+		if co.BloomFilterNDV > 0 {
+			cfg.bloomNDV, cfg.bloomFPP = co.BloomFilterNDV, co.BloomFilterFPP
+		}
+	}
+	if int(comp) >= len(compressionCodecs) {
+		return cfg, fmt.Errorf("column %s: unknown compression %d", c.DottedPath, comp)
+	}
+	cfg.codec = compressionCodecs[comp]
+	if cfg.dictPageSize <= 0 {
+		cfg.dictPageSize = DefaultDictionaryPageSize
+	}
+	if cfg.pageSize <= 0 {
+		cfg.pageSize = DefaultDataPageSize
+	}
+	if cfg.maxRowsPerPage <= 0 {
+		cfg.maxRowsPerPage = DefaultMaxRowsPerPage
+	}
+	if cfg.truncLen == 0 {
+		cfg.truncLen = DefaultStatsTruncateLen
+	} else if cfg.truncLen < 0 {
+		cfg.truncLen = math.MaxInt
+	}
+	if cfg.bloomNDV > 0 {
+		if cfg.bloomFPP == 0 {
+			cfg.bloomFPP = DefaultBloomFilterFPP
+		}
+		if !(cfg.bloomFPP > 0 && cfg.bloomFPP < 1) {
+			return cfg, fmt.Errorf("column %s: bloom filter false-positive probability %v outside (0, 1)", c.DottedPath, cfg.bloomFPP)
+		}
+	}
+	if !cfg.encoding.validFor(c.Physical) {
+		return cfg, fmt.Errorf("column %s: encoding %s cannot encode %s: %w", c.DottedPath, cfg.encoding, c.Physical, metadata.ErrUnsupported)
+	}
+	if c.Physical == format.Type_BOOLEAN {
+		cfg.dictionary = false
+	}
+	return cfg, nil
+}
+
+// checkColumns reports options for columns the schema does not have.
+func (o *WriteOptions) checkColumns(s *metadata.Schema) error {
+	keys := make([]string, 0, len(o.Columns))
+	for k := range o.Columns {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if s.ColumnByPath(k) != nil {
+			continue
+		}
+		found := false
+		for _, c := range s.Columns {
+			if c.Path[0] == k {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("options for column %q, which the schema does not have", k)
+		}
+	}
+	return nil
+}

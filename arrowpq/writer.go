@@ -1,0 +1,426 @@
+package arrowpq
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/typemap"
+)
+
+// Version is the version of this module, written into created_by.
+const Version = "0.1.0-dev"
+
+// CreatedBy is the created_by string of the files this package writes.
+const CreatedBy = "arrowpq version " + Version
+
+// errClosed is returned by calls on a closed Writer.
+var errClosed = errors.New("writer is closed")
+
+// Writer writes Arrow record batches as a Parquet file. Rows are buffered
+// as compressed pages until a row group is complete, then written column
+// chunk after column chunk; the page indexes and the footer follow on
+// [Writer.Close]. A Writer keeps the first error it meets and returns it
+// from every later call. It is not safe for concurrent use.
+type Writer struct {
+	out      *countWriter
+	schema   *arrow.Schema
+	manifest *typemap.WriteManifest
+	opts     WriteOptions
+	cols     []*columnWriter
+	top      []int // per column writer: its top-level field
+
+	rowGroups []*format.RowGroup
+	indexes   []chunkIndex
+	rgRows    int64
+	numRows   int64
+	scratch   []byte
+	err       error
+	closed    bool
+
+	// CreateFile's temporary file and target.
+	file     *os.File
+	tmpPath  string
+	filePath string
+}
+
+// chunkIndex is a column chunk's page index, written before the footer.
+type chunkIndex struct {
+	cc *format.ColumnChunk
+	ci *format.ColumnIndex
+	oi *format.OffsetIndex
+}
+
+// countWriter buffers writes and counts the bytes written.
+type countWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countWriter) write(b []byte) error {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return err
+}
+
+// NewWriter returns a Writer of Parquet data with the given Arrow schema to
+// w. opts may be nil for the defaults. An Arrow type that Parquet cannot
+// store is an error naming the field. The Writer writes the leading magic
+// at once and everything else on Write and Close; it does not close w.
+func NewWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	wr, err := newWriter(w, schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	return wr, nil
+}
+
+func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	if opts == nil {
+		opts = &WriteOptions{}
+	}
+	m, err := typemap.FromArrow(schema, typemap.WriteOptions{
+		IgnoreArrowSchema: !opts.ArrowSchema.or(true),
+		Int96Timestamps:   opts.Int96Timestamps,
+	})
+	if err != nil {
+		return nil, writeError(err)
+	}
+	if err := opts.checkColumns(m.Schema); err != nil {
+		return nil, writeError(err)
+	}
+	wr := &Writer{out: &countWriter{w: bufio.NewWriterSize(w, 1<<20)}, schema: schema, manifest: m, opts: *opts}
+	for i, col := range m.Schema.Columns {
+		cfg, err := opts.resolve(col)
+		if err != nil {
+			return nil, writeError(err)
+		}
+		cw, err := newColumnWriter(col, m.Leaves[i], cfg)
+		if err != nil {
+			e := writeError(err)
+			e.Column = col.DottedPath
+			return nil, e
+		}
+		wr.cols = append(wr.cols, cw)
+		top := -1
+		for j, f := range m.Fields {
+			if f == cw.fields[0] {
+				top = j
+			}
+		}
+		wr.top = append(wr.top, top)
+	}
+	if err := wr.out.write([]byte(metadata.Magic)); err != nil {
+		return nil, writeError(err)
+	}
+	return wr, nil
+}
+
+func writeError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return newError("write", err)
+}
+
+// CreateFile creates the Parquet file path and returns a Writer to it.
+// The data goes to a temporary file in the same directory, which Close
+// renames to path once everything is written; on any error the temporary
+// file is removed and path is left as it was.
+func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		e := newError("write", err)
+		e.Path = path
+		return nil, e
+	}
+	w, err := newWriter(f, schema, opts)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		var e *Error
+		if errors.As(err, &e) {
+			e.Path = path
+		}
+		return nil, err
+	}
+	w.file, w.tmpPath, w.filePath = f, f.Name(), path
+	return w, nil
+}
+
+// fail records the first error and returns it.
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		e := writeError(err)
+		if e.Path == "" {
+			e.Path = w.filePath
+		}
+		w.err = e
+	}
+	return w.err
+}
+
+// Write writes the rows of rec, whose schema must equal the Writer's
+// (field metadata aside). Rows are cut into row groups as the options say;
+// rec may be released once Write returns.
+func (w *Writer) Write(rec arrow.RecordBatch) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return w.fail(errClosed)
+	}
+	if !rec.Schema().Equal(w.schema) {
+		return w.fail(fmt.Errorf("record batch schema %s differs from the writer's %s", rec.Schema(), w.schema))
+	}
+	return w.writeColumns(rec.Columns(), int(rec.NumRows()))
+}
+
+// WriteTable writes every row of tbl, chunk after chunk.
+func (w *Writer) WriteTable(tbl arrow.Table) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return w.fail(errClosed)
+	}
+	if !tbl.Schema().Equal(w.schema) {
+		return w.fail(fmt.Errorf("table schema %s differs from the writer's %s", tbl.Schema(), w.schema))
+	}
+	tr := arrowTableReader(tbl)
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		if err := w.writeColumns(rec.Columns(), int(rec.NumRows())); err != nil {
+			return err
+		}
+	}
+	if err := tr.Err(); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// rowStep bounds the rows written before the row group byte limit is
+// checked again.
+const rowStep = 64 << 10
+
+func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
+	for i, cw := range w.cols {
+		if err := cw.bind(cols[w.top[i]]); err != nil {
+			return w.colFail(cw, err)
+		}
+	}
+	maxRows := int64(w.opts.RowGroupRows)
+	if maxRows <= 0 {
+		maxRows = DefaultRowGroupRows
+	}
+	maxBytes := w.opts.RowGroupBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultRowGroupBytes
+	}
+	for start := 0; start < numRows; {
+		n := int(min(int64(numRows-start), maxRows-w.rgRows, rowStep))
+		for _, cw := range w.cols {
+			if err := cw.writeRows(start, n); err != nil {
+				return w.colFail(cw, err)
+			}
+		}
+		start += n
+		w.rgRows += int64(n)
+		var buffered int64
+		for _, cw := range w.cols {
+			buffered += cw.bufferedBytes()
+		}
+		if w.rgRows >= maxRows || buffered >= maxBytes {
+			if err := w.flushRowGroup(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *Writer) colFail(cw *columnWriter, err error) error {
+	e := newError("write", err)
+	e.RowGroup = len(w.rowGroups)
+	e.Column = cw.col.DottedPath
+	return w.fail(e)
+}
+
+// flushRowGroup writes the buffered row group.
+func (w *Writer) flushRowGroup() error {
+	if w.rgRows == 0 {
+		return nil
+	}
+	rg := &format.RowGroup{NumRows: w.rgRows, Ordinal: ptrTo(int16(len(w.rowGroups)))}
+	start := w.out.n
+	for _, cw := range w.cols {
+		cc, ci, oi, scratch, err := cw.finishChunk(w.out, w.scratch)
+		w.scratch = scratch
+		if err != nil {
+			return w.colFail(cw, err)
+		}
+		if cc.MetaData.NumValues == 0 && w.rgRows > 0 {
+			return w.colFail(cw, fmt.Errorf("column chunk without values"))
+		}
+		rg.Columns = append(rg.Columns, cc)
+		rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
+		if ci != nil || oi != nil {
+			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: ci, oi: oi})
+		}
+	}
+	rg.FileOffset = ptrTo(start)
+	rg.TotalCompressedSize = ptrTo(w.out.n - start)
+	// Bloom filters follow the row group's column chunks.
+	for i, cw := range w.cols {
+		if cw.bloom == nil {
+			continue
+		}
+		off := w.out.n
+		b, err := cw.bloom.appendTo(w.scratch[:0])
+		w.scratch = b
+		if err != nil {
+			return w.colFail(cw, err)
+		}
+		if err := w.out.write(b); err != nil {
+			return w.fail(err)
+		}
+		md := rg.Columns[i].MetaData
+		md.BloomFilterOffset, md.BloomFilterLength = ptrTo(off), ptrTo(int32(len(b)))
+	}
+	w.rowGroups = append(w.rowGroups, rg)
+	w.numRows += w.rgRows
+	w.rgRows = 0
+	for _, cw := range w.cols {
+		cw.startChunk()
+	}
+	return nil
+}
+
+// Close writes the last row group, the page indexes and the footer, and
+// flushes the output. With CreateFile it closes the file and renames it
+// into place. It returns the Writer's first error, if any; calling it again
+// returns the same result.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	err := w.finish()
+	if w.file != nil {
+		cerr := w.file.Close()
+		if err == nil && cerr != nil {
+			err = w.fail(cerr)
+		}
+		if err == nil {
+			if rerr := os.Rename(w.tmpPath, w.filePath); rerr != nil {
+				err = w.fail(rerr)
+			}
+		}
+		if err != nil {
+			os.Remove(w.tmpPath)
+		}
+	}
+	return err
+}
+
+func (w *Writer) finish() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.flushRowGroup(); err != nil {
+		return err
+	}
+	var err error
+	for _, x := range w.indexes {
+		if x.ci == nil {
+			continue
+		}
+		off := w.out.n
+		if w.scratch, err = metadata.Marshal(w.scratch[:0], x.ci); err != nil {
+			return w.fail(err)
+		}
+		if err := w.out.write(w.scratch); err != nil {
+			return w.fail(err)
+		}
+		x.cc.ColumnIndexOffset, x.cc.ColumnIndexLength = ptrTo(off), ptrTo(int32(w.out.n-off))
+	}
+	for _, x := range w.indexes {
+		if x.oi == nil {
+			continue
+		}
+		off := w.out.n
+		if w.scratch, err = metadata.Marshal(w.scratch[:0], x.oi); err != nil {
+			return w.fail(err)
+		}
+		if err := w.out.write(w.scratch); err != nil {
+			return w.fail(err)
+		}
+		x.cc.OffsetIndexOffset, x.cc.OffsetIndexLength = ptrTo(off), ptrTo(int32(w.out.n-off))
+	}
+	md := &format.FileMetaData{
+		Version:   2,
+		Schema:    w.manifest.Elements,
+		NumRows:   w.numRows,
+		RowGroups: w.rowGroups,
+		CreatedBy: ptrTo(CreatedBy),
+	}
+	if md.RowGroups == nil {
+		md.RowGroups = []*format.RowGroup{}
+	}
+	for range w.cols {
+		md.ColumnOrders = append(md.ColumnOrders, &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}})
+	}
+	keys := make([]string, 0, len(w.opts.KeyValueMetadata))
+	for k := range w.opts.KeyValueMetadata {
+		if k != typemap.ArrowSchemaKey {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := w.opts.KeyValueMetadata[k]
+		md.KeyValueMetadata = append(md.KeyValueMetadata, &format.KeyValue{Key: k, Value: &v})
+	}
+	if w.manifest.KeyValue != nil {
+		md.KeyValueMetadata = append(md.KeyValueMetadata, w.manifest.KeyValue)
+	}
+	if w.scratch, err = metadata.AppendFooter(w.scratch[:0], md); err != nil {
+		return w.fail(err)
+	}
+	if err := w.out.write(w.scratch); err != nil {
+		return w.fail(err)
+	}
+	if err := w.out.w.Flush(); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// WriteTable writes tbl as a complete Parquet file to w.
+func WriteTable(w io.Writer, tbl arrow.Table, opts *WriteOptions) error {
+	pw, err := NewWriter(w, tbl.Schema(), opts)
+	if err != nil {
+		return err
+	}
+	if err := pw.WriteTable(tbl); err != nil {
+		pw.Close()
+		return err
+	}
+	return pw.Close()
+}
+
+func arrowTableReader(tbl arrow.Table) *array.TableReader {
+	return array.NewTableReader(tbl, -1)
+}
