@@ -10,6 +10,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
 	"github.com/arrowpq/arrowpq/typemap"
 )
@@ -37,6 +38,18 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 			dt = e.StorageType()
 		}
 		_, lr.wantIndices = dt.(*arrow.DictionaryType)
+		// Flat fixed-width values whose Arrow layout is the physical one
+		// decode straight into the Arrow buffer.
+		if col.MaxRep == 0 && !lr.wantIndices && l.Conv.Kind == typemap.Identity {
+			switch col.Physical {
+			case format.Type_INT32, format.Type_FLOAT:
+				w, err := storageWidth(dt)
+				lr.direct = err == nil && w == 4
+			case format.Type_INT64, format.Type_DOUBLE:
+				w, err := storageWidth(dt)
+				lr.direct = err == nil && w == 8
+			}
+		}
 		fr.leaves[l.Column] = lr
 		fr.order = append(fr.order, l.Column)
 		if col.MaxRep > 0 {
@@ -88,8 +101,13 @@ func assumeV2Compressed(createdBy string) bool {
 func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 	for _, leaf := range fr.order {
 		lr := fr.leaves[leaf]
+		if lr.direct {
+			lr.dense.physical = lr.col.Physical
+			lr.dense.startDirect(fr.mem, numRows)
+		}
 		got, err := lr.readBatch(numRows)
 		if err != nil {
+			fr.releaseDirect()
 			return nil, err
 		}
 		if got != numRows {
@@ -98,10 +116,22 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 		}
 	}
 	fr.rows -= int64(numRows)
+	var arr arrow.Array
+	var err error
 	if fr.nested {
-		return fr.buildNested(numRows)
+		arr, err = fr.buildNested(numRows)
+	} else {
+		arr, err = fr.buildFlat(fr.field, numRows)
 	}
-	return fr.buildFlat(fr.field, numRows)
+	fr.releaseDirect()
+	return arr, err
+}
+
+// releaseDirect frees direct value buffers a failed batch left behind.
+func (fr *fieldReader) releaseDirect() {
+	for _, lr := range fr.leaves {
+		lr.dense.releaseDirect()
+	}
 }
 
 // firstLeaf returns the reader of the first leaf under f; every leaf under

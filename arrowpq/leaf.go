@@ -55,6 +55,8 @@ type leafReader struct {
 	// yield indices into dictArray, built once per column chunk.
 	wantIndices bool
 	dictArray   arrow.Array
+	// direct: flat fixed-width values decode straight into Arrow buffers.
+	direct bool
 }
 
 // dictionary holds the decoded dictionary page of a column chunk.
@@ -242,7 +244,9 @@ func growInt16(s []int16, n int) []int16 {
 // which is smaller than numRows only when the chunk ends.
 func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.def, l.rep = l.def[:0], l.rep[:0]
+	direct := l.dense.direct
 	l.dense.reset(l.col)
+	l.dense.direct = direct
 	l.dense.indexMode = l.wantIndices
 	l.numLevels = 0
 	rows := 0

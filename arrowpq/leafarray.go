@@ -47,6 +47,14 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	if err != nil {
 		return nil, err
 	}
+	if conv.Kind == typemap.Identity && d.direct != nil {
+		// Decoded in place: spread the dense prefix over the slots.
+		nv := d.n
+		if values := d.takeDirect(); values != nil {
+			spreadInPlace(values.Bytes(), nv, width, s)
+			return makeArray(dt, s, validBuf, values), nil
+		}
+	}
 	dense, err := convertDense(conv, dt, d, width, int96Unit)
 	if err != nil {
 		return nil, err
@@ -287,6 +295,35 @@ func spreadFixed(dst, dense []byte, width int, s slots) {
 		}
 		copy(dst[i*width:j*width], dense[k*width:(k+j-i)*width])
 		k += j - i
+		i = j
+	}
+}
+
+// spreadInPlace moves the nv dense values at the start of buf (width
+// bytes each) to their slots, back to front so that no value is
+// overwritten before it moves; null slots are zeroed.
+func spreadInPlace(buf []byte, nv, width int, s slots) {
+	if s.valid == nil || s.nullCount == 0 {
+		return
+	}
+	k := nv
+	for i := s.n; i > 0; {
+		if !bitutil.BitIsSet(s.valid, i-1) {
+			j := i - 1
+			for j > 0 && !bitutil.BitIsSet(s.valid, j-1) {
+				j--
+			}
+			clear(buf[j*width : i*width])
+			i = j
+			continue
+		}
+		j := i - 1
+		for j > 0 && bitutil.BitIsSet(s.valid, j-1) {
+			j--
+		}
+		// slots [j, i) take values [k-(i-j), k)
+		copy(buf[j*width:i*width], buf[(k-(i-j))*width:k*width])
+		k -= i - j
 		i = j
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -31,6 +34,11 @@ type denseValues struct {
 	// chunk's dictionary, kept for a Dictionary output instead of gathered.
 	indexMode bool
 	idx       []int32
+
+	// direct, when set, is the Arrow values buffer the typed slice of a
+	// flat fixed-width column aliases: values decode straight into it and
+	// are spread in place, with no copy (see leafReader.startDirect).
+	direct *memory.Buffer
 }
 
 func (d *denseValues) reset(col *metadata.Column) {
@@ -47,6 +55,66 @@ func (d *denseValues) reset(col *metadata.Column) {
 	d.offsets = append(d.offsets[:0], 0)
 	d.data = d.data[:0]
 	d.idx = d.idx[:0]
+}
+
+// startDirect points the typed slice of a flat INT32/INT64/FLOAT/DOUBLE
+// column at a new Arrow buffer of capacity numRows values: a flat column
+// has at most one value per row, so decoding never outgrows it.
+func (d *denseValues) startDirect(mem memory.Allocator, numRows int) {
+	buf := memory.NewResizableBuffer(mem)
+	switch d.physical {
+	case format.Type_INT32:
+		buf.Resize(numRows * 4)
+		d.i32 = arrow.Int32Traits.CastFromBytes(buf.Bytes())[:0]
+	case format.Type_INT64:
+		buf.Resize(numRows * 8)
+		d.i64 = arrow.Int64Traits.CastFromBytes(buf.Bytes())[:0]
+	case format.Type_FLOAT:
+		buf.Resize(numRows * 4)
+		d.f32 = arrow.Float32Traits.CastFromBytes(buf.Bytes())[:0]
+	case format.Type_DOUBLE:
+		buf.Resize(numRows * 8)
+		d.f64 = arrow.Float64Traits.CastFromBytes(buf.Bytes())[:0]
+	default:
+		buf.Release()
+		return
+	}
+	d.direct = buf
+}
+
+// takeDirect hands over the direct buffer if the values are still in it
+// (a corrupt page could have made the slice grow elsewhere) and detaches
+// the typed slice from it.
+func (d *denseValues) takeDirect() *memory.Buffer {
+	buf := d.direct
+	if buf == nil {
+		return nil
+	}
+	d.direct = nil
+	b := buf.Bytes()
+	var first []byte
+	switch d.physical {
+	case format.Type_INT32:
+		first, d.i32 = int32Bytes(d.i32), nil
+	case format.Type_INT64:
+		first, d.i64 = int64Bytes(d.i64), nil
+	case format.Type_FLOAT:
+		first, d.f32 = float32Bytes(d.f32), nil
+	case format.Type_DOUBLE:
+		first, d.f64 = float64Bytes(d.f64), nil
+	}
+	if len(first) > 0 && &first[0] != &b[0] {
+		buf.Release()
+		return nil
+	}
+	return buf
+}
+
+// releaseDirect drops a direct buffer that was not handed over.
+func (d *denseValues) releaseDirect() {
+	if d.direct != nil {
+		d.takeDirect()
+	}
 }
 
 // extend returns s grown by n elements (the new tail to fill).
