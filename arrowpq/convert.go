@@ -241,3 +241,25 @@ func intervalToMonthDayNano(dst []byte, src []byte) error {
 	}
 	return nil
 }
+
+// decimalsFromShortBigEndian converts big-endian two's complement values of
+// in (≤ 8) bytes each into little-endian decimals of out (≥ 8) bytes,
+// sign-extended. Such values always fit.
+func decimalsFromShortBigEndian(dst, src []byte, in, out int) {
+	n := len(src) / in
+	shift := uint(64 - 8*in)
+	for i := 0; i < n; i++ {
+		s := src[i*in : i*in+in : i*in+in]
+		var u uint64
+		for _, b := range s {
+			u = u<<8 | uint64(b)
+		}
+		v := int64(u<<shift) >> shift // sign-extend from in bytes
+		d := dst[i*out : i*out+out : i*out+out]
+		binary.LittleEndian.PutUint64(d, uint64(v))
+		fill := byte(uint64(v>>63) & 0xff)
+		for j := 8; j < out; j++ {
+			d[j] = fill
+		}
+	}
+}

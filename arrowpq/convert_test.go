@@ -143,3 +143,29 @@ func TestScale(t *testing.T) {
 		t.Errorf("castInts: %v", u8)
 	}
 }
+
+// TestShortDecimalsMatchGeneral checks the fast path against the general
+// conversion for every width up to 8 bytes and both signs.
+func TestShortDecimalsMatchGeneral(t *testing.T) {
+	for in := 1; in <= 8; in++ {
+		for _, out := range []int{8, 16, 32} {
+			src := make([]byte, 0, in*4)
+			for _, lead := range []byte{0x00, 0x7f, 0x80, 0xff} {
+				v := bytes.Repeat([]byte{0x5a}, in)
+				v[0] = lead
+				src = append(src, v...)
+			}
+			fast := make([]byte, 4*out)
+			decimalsFromShortBigEndian(fast, src, in, out)
+			for i := 0; i < 4; i++ {
+				want := make([]byte, out)
+				if err := decimalFromBigEndian(want, src[i*in:(i+1)*in]); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(fast[i*out:(i+1)*out], want) {
+					t.Errorf("in %d out %d value %d: % x, want % x", in, out, i, fast[i*out:(i+1)*out], want)
+				}
+			}
+		}
+	}
+}

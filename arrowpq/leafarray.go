@@ -192,6 +192,12 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 		case format.Type_INT64:
 			return out, decimalFromInts(out, d.i64[:n], width)
 		case format.Type_FIXED_LEN_BYTE_ARRAY:
+			if d.width <= 8 && width >= 8 {
+				// The common case (precision ≤ 18 in FLBA, e.g. Spark's
+				// DECIMAL(15,2) in 7 bytes): one 64-bit load per value.
+				decimalsFromShortBigEndian(out, d.fixed[:n*d.width], d.width, width)
+				return out, nil
+			}
 			for i := 0; i < n; i++ {
 				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.fixed[i*d.width:(i+1)*d.width]); err != nil {
 					return nil, err
