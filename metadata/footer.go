@@ -240,12 +240,15 @@ func (f *File) ChunkRange(rg, col int) (offset, length int64, err error) {
 // ParseFileMetaData parses a serialized FileMetaData. It allocates no more
 // than a small multiple of len(b): every list length is checked against the
 // bytes left before anything is allocated for it.
+//
+// It uses the hand-written compact-protocol reader of compact.go, which
+// gives the same structures as the generated Thrift code (a differential
+// fuzz target checks it) with about half the CPU and 1% of the
+// allocations on a 1,000-column × 20-row-group footer (bench_test.go). The
+// binary fields of the result (statistics, key metadata) alias b: the
+// caller must not modify b afterwards.
 func ParseFileMetaData(b []byte) (*format.FileMetaData, error) {
-	md := format.NewFileMetaData()
-	if _, err := Unmarshal(b, md); err != nil {
-		return nil, err
-	}
-	return md, nil
+	return parseFileMetaDataCompact(b)
 }
 
 // Unmarshal parses the Thrift compact encoding of s from the start of b and

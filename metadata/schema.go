@@ -176,6 +176,9 @@ func NewSchema(elems []*format.SchemaElement) (*Schema, error) {
 					i, el.Name, int32(n.Repetition), ErrCorrupt)
 			}
 		}
+		if el.NumChildren != nil && *el.NumChildren < 0 {
+			return nil, fmt.Errorf("metadata: schema element %d (%q) has %d children: %w", i, el.Name, *el.NumChildren, ErrCorrupt)
+		}
 		isGroup := el.NumChildren != nil && (*el.NumChildren > 0 || el.Type == nil)
 		if isGroup {
 			nc := int(*el.NumChildren)
