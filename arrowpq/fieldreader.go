@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -150,8 +149,7 @@ func (fr *fieldReader) buildFlat(f *typemap.Field, numRows int) (arrow.Array, er
 	var valid []byte
 	nullCount := 0
 	if f.Node != nil && f.Node.Repetition == metadata.Optional {
-		valid = make([]byte, bitutil.BytesForBits(int64(numRows)))
-		nullCount = levels.ValidityFromLevels(valid, 0, lr.def, f.Node.DefLevel)
+		valid, nullCount = lr.validity(f.Node.DefLevel, numRows)
 	}
 	switch f.Kind {
 	case typemap.Leaf:
@@ -159,8 +157,7 @@ func (fr *fieldReader) buildFlat(f *typemap.Field, numRows int) (arrow.Array, er
 		if lr.col.MaxDef > 0 {
 			// A value is present only at the full definition level; below
 			// it, this leaf or an ancestor is null.
-			s.valid = make([]byte, bitutil.BytesForBits(int64(numRows)))
-			s.nullCount = levels.ValidityFromLevels(s.valid, 0, lr.def, lr.col.MaxDef)
+			s.valid, s.nullCount = lr.validity(lr.col.MaxDef, numRows)
 		}
 		return fr.leafArray(f, lr, s)
 	case typemap.Struct:

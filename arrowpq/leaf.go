@@ -57,6 +57,14 @@ type leafReader struct {
 	dictArray   arrow.Array
 	// direct: flat fixed-width values decode straight into Arrow buffers.
 	direct bool
+
+	// flat: max definition level 1, no repetition. Definition levels then
+	// go straight from the page into the batch's validity bitmap, without
+	// an int16 per level.
+	flat      bool
+	defDec    levels.Decoder
+	valid     []byte
+	nullCount int
 }
 
 // dictionary holds the decoded dictionary page of a column chunk.
@@ -75,6 +83,7 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 			SkipCRC:            opts.SkipChecksums,
 		},
 	}
+	l.flat = col.MaxDef == 1 && col.MaxRep == 0
 	var nodes []*metadata.Node
 	for n := col.Node; n.Parent != nil; n = n.Parent {
 		nodes = append(nodes, n)
@@ -199,11 +208,31 @@ func (l *leafReader) loadLevels(p *pagecodec.Page) error {
 			return err
 		}
 	}
+	if l.flat {
+		return resetLevelDecoder(&l.defDec, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n)
+	}
 	if l.col.MaxDef > 0 {
 		l.pageDef = growInt16(l.pageDef, n)
 		if err := decodeLevels(l.pageDef, p.DefinitionLevels, p.DefinitionLevelEncoding, l.col.MaxDef, "definition"); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// resetLevelDecoder prepares d for n definition levels of a flat column.
+func resetLevelDecoder(d *levels.Decoder, src []byte, enc format.Encoding, maxLevel int16, n int) error {
+	var err error
+	switch enc {
+	case format.Encoding_RLE:
+		err = d.ResetRLE(src, maxLevel, n)
+	case format.Encoding_BIT_PACKED:
+		_, err = d.ResetBitPacked(src, maxLevel, n)
+	default:
+		return fmt.Errorf("definition levels in encoding %v: %w", enc, pagecodec.ErrUnsupported)
+	}
+	if err != nil {
+		return fmt.Errorf("definition levels: %w", err)
 	}
 	return nil
 }
@@ -244,6 +273,7 @@ func growInt16(s []int16, n int) []int16 {
 // which is smaller than numRows only when the chunk ends.
 func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.def, l.rep = l.def[:0], l.rep[:0]
+	l.valid, l.nullCount = l.valid[:0], 0
 	direct := l.dense.direct
 	l.dense.reset(l.col)
 	l.dense.direct = direct
@@ -310,7 +340,15 @@ func (l *leafReader) atRecordStart() bool {
 func (l *leafReader) take(start, end int) error {
 	n := end - start
 	numValues := n
-	if l.col.MaxDef > 0 {
+	if l.flat {
+		l.valid = growBits(l.valid, l.numLevels+n)
+		nulls, err := l.defDec.DecodeValidity(l.valid, l.numLevels, n)
+		if err != nil {
+			return l.wrap(err)
+		}
+		l.nullCount += nulls
+		numValues = n - nulls
+	} else if l.col.MaxDef > 0 {
 		def := l.pageDef[start:end]
 		l.def = append(l.def, def...)
 		numValues = 0
@@ -332,4 +370,15 @@ func (l *leafReader) take(start, end int) error {
 		}
 	}
 	return nil
+}
+
+// validity returns the validity bitmap of the batch's n records for the
+// schema node at definition level defLevel (on a flat path), and its null
+// count.
+func (l *leafReader) validity(defLevel int16, n int) ([]byte, int) {
+	if l.flat {
+		return l.valid, l.nullCount
+	}
+	bm := make([]byte, (n+7)/8)
+	return bm, levels.ValidityFromLevels(bm, 0, l.def, defLevel)
 }
