@@ -1,0 +1,308 @@
+package levels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/bits"
+
+	"github.com/arrowpq/arrowpq/internal/bitpack"
+)
+
+// Level encodings of data pages (parquet.thrift Encoding; Encodings.md):
+//
+//   - RLE: the RLE/bit-packing hybrid (see package bitpack) at bit width
+//     bits.Len(maxLevel). Data page v1 prefixes it with its byte length as a
+//     4-byte little-endian integer; data page v2 does not (the page header
+//     carries the lengths).
+//   - BIT_PACKED (deprecated): numLevels values of that width back to back,
+//     packed from the most significant bit of each byte, zero-padded to a
+//     byte. Unlike the hybrid's bit-packed runs, value 0's first bit is bit 7
+//     of byte 0.
+
+// Width returns the bit width of levels up to maxLevel.
+func Width(maxLevel int16) uint { return uint(bits.Len16(uint16(maxLevel))) }
+
+// Decoder decodes one page's repetition or definition levels. The zero value
+// is ready for one of the Reset methods; it is reusable and not safe for
+// concurrent use. It produces exactly the numLevels given to Reset and
+// reports an error if the data holds fewer, or a level above maxLevel.
+type Decoder struct {
+	maxLevel  int16
+	width     uint
+	remaining int
+
+	hybrid  bitpack.HybridReader
+	run     bitpack.Run
+	runUsed int
+
+	bitPacked bool
+	bp        []byte
+	bpPos     uint // next bit of bp
+
+	scratch [256]uint32
+	levels  [256]int16
+}
+
+func (d *Decoder) reset(maxLevel int16, numLevels int) error {
+	if maxLevel < 0 {
+		return fmt.Errorf("levels: max level %d < 0: %w", maxLevel, ErrInvalid)
+	}
+	if numLevels < 0 || numLevels > bitpack.MaxRunLen {
+		return fmt.Errorf("levels: %d levels out of range: %w", numLevels, ErrCorrupt)
+	}
+	d.maxLevel, d.width, d.remaining = maxLevel, Width(maxLevel), numLevels
+	d.run, d.runUsed = bitpack.Run{}, 0
+	d.bitPacked, d.bp, d.bpPos = false, nil, 0
+	return nil
+}
+
+// ResetRLE starts decoding numLevels levels up to maxLevel from src, the
+// RLE/bit-packing hybrid without length prefix (data page v2, where src is
+// exactly the levels section).
+func (d *Decoder) ResetRLE(src []byte, maxLevel int16, numLevels int) error {
+	if err := d.reset(maxLevel, numLevels); err != nil {
+		return err
+	}
+	d.hybrid.Reset(src, d.width)
+	return nil
+}
+
+// ResetRLEWithLength is ResetRLE for data page v1 levels: src starts with the
+// 4-byte little-endian length of the hybrid data. It returns the number of
+// bytes of src the levels occupy (4 + length), where the next section starts.
+func (d *Decoder) ResetRLEWithLength(src []byte, maxLevel int16, numLevels int) (n int, err error) {
+	if len(src) < 4 {
+		return 0, fmt.Errorf("levels: %d bytes, want a 4-byte length: %w: %w", len(src), ErrCorrupt, io.ErrUnexpectedEOF)
+	}
+	length := binary.LittleEndian.Uint32(src)
+	if uint64(length) > uint64(len(src)-4) {
+		return 0, fmt.Errorf("levels: length %d > %d bytes left: %w: %w", length, len(src)-4, ErrCorrupt, io.ErrUnexpectedEOF)
+	}
+	if err := d.ResetRLE(src[4:4+length], maxLevel, numLevels); err != nil {
+		return 0, err
+	}
+	return 4 + int(length), nil
+}
+
+// ResetBitPacked starts decoding numLevels levels in the deprecated
+// BIT_PACKED encoding and returns the number of bytes they occupy.
+func (d *Decoder) ResetBitPacked(src []byte, maxLevel int16, numLevels int) (n int, err error) {
+	if err := d.reset(maxLevel, numLevels); err != nil {
+		return 0, err
+	}
+	need := (numLevels*int(d.width) + 7) / 8
+	if need > len(src) {
+		return 0, fmt.Errorf("levels: BIT_PACKED needs %d bytes, have %d: %w: %w", need, len(src), ErrCorrupt, io.ErrUnexpectedEOF)
+	}
+	d.bitPacked, d.bp = true, src[:need]
+	return need, nil
+}
+
+// Remaining returns the number of levels not yet decoded.
+func (d *Decoder) Remaining() int { return d.remaining }
+
+// next makes d.run hold at least one unused value.
+func (d *Decoder) next() error {
+	for d.runUsed == d.run.Count {
+		d.runUsed = 0
+		if err := d.hybrid.NextRunInto(&d.run); err != nil {
+			d.run.Count = 0
+			if err == io.EOF {
+				return fmt.Errorf("levels: data ends %d levels short: %w: %w", d.remaining, ErrCorrupt, io.ErrUnexpectedEOF)
+			}
+			return fmt.Errorf("levels: %w", err)
+		}
+		if d.run.Packed == nil && d.run.Value > uint64(d.maxLevel) {
+			return fmt.Errorf("levels: level %d > max %d: %w", d.run.Value, d.maxLevel, ErrCorrupt)
+		}
+	}
+	return nil
+}
+
+// unpack unpacks the next k (<= 256) values of the current bit-packed run
+// into d.scratch and checks them against maxLevel.
+func (d *Decoder) unpack(k int) ([]uint32, error) {
+	w := int(d.width)
+	first := d.runUsed / 8 // group holding the first value
+	last := (d.runUsed + k + 7) / 8
+	out := d.scratch[:(last-first)*8]
+	if w > 0 {
+		src := d.run.Packed[first*w:]
+		full := min(last-first, len(src)/w)
+		bitpack.Unpack32(out[:full*8], src, d.width)
+		if full < last-first {
+			// The final group of a truncated run: zero-pad its bytes.
+			var pad [16]byte
+			copy(pad[:w], src[full*w:])
+			bitpack.Unpack32(out[full*8:full*8+8], pad[:w], d.width)
+		}
+	} else {
+		clear(out)
+	}
+	vals := out[d.runUsed%8 : d.runUsed%8+k]
+	var mx uint32
+	for _, v := range vals {
+		mx = max(mx, v)
+	}
+	if mx > uint32(d.maxLevel) {
+		return nil, fmt.Errorf("levels: level %d > max %d: %w", mx, d.maxLevel, ErrCorrupt)
+	}
+	d.runUsed += k
+	return vals, nil
+}
+
+// Decode writes the next min(len(dst), Remaining()) levels to dst.
+func (d *Decoder) Decode(dst []int16) (n int, err error) {
+	dst = dst[:min(len(dst), d.remaining)]
+	if d.bitPacked {
+		d.decodeBitPacked(dst)
+		if err := d.checkMax(dst); err != nil {
+			// Report only the levels before the first bad one as decoded.
+			n = 0
+			for n < len(dst) && dst[n] <= d.maxLevel {
+				n++
+			}
+			return n, err
+		}
+		d.remaining -= len(dst)
+		return len(dst), nil
+	}
+	for n < len(dst) {
+		if err := d.next(); err != nil {
+			return n, err
+		}
+		k := min(len(dst)-n, d.run.Count-d.runUsed)
+		if d.run.Packed == nil {
+			v := int16(d.run.Value)
+			out := dst[n : n+k]
+			for i := range out {
+				out[i] = v
+			}
+			d.runUsed += k
+		} else {
+			k = min(k, 256-d.runUsed%8)
+			vals, err := d.unpack(k)
+			if err != nil {
+				return n, err
+			}
+			out := dst[n : n+k]
+			for i, v := range vals[:len(out)] {
+				out[i] = int16(v)
+			}
+		}
+		n += k
+		d.remaining -= k
+	}
+	return n, nil
+}
+
+func (d *Decoder) checkMax(levels []int16) error {
+	var mx int16
+	for _, l := range levels {
+		mx = max(mx, l)
+	}
+	if mx > d.maxLevel {
+		return fmt.Errorf("levels: level %d > max %d: %w", mx, d.maxLevel, ErrCorrupt)
+	}
+	return nil
+}
+
+// decodeBitPacked reads len(dst) MSB-first values.
+func (d *Decoder) decodeBitPacked(dst []int16) {
+	w := d.width
+	if w == 0 {
+		clear(dst)
+		return
+	}
+	pos := d.bpPos
+	for i := range dst {
+		// A value of at most 16 bits spans at most 3 bytes.
+		b := pos / 8
+		var v uint32
+		for j := uint(0); j < 3; j++ {
+			v <<= 8
+			if int(b+j) < len(d.bp) {
+				v |= uint32(d.bp[b+j])
+			}
+		}
+		dst[i] = int16(v >> (24 - pos%8 - w) & (1<<w - 1))
+		pos += w
+	}
+	d.bpPos = pos
+}
+
+// DecodeValidity decodes the next n levels straight into validity bits: bit
+// offset+i of bitmap is 1 where level i equals maxLevel (for a flat column
+// with max definition level 1: where the value is present). RLE runs become
+// one fill; bit-packed runs of width 1 are copied 64 bits a step; wider runs
+// are compared 8 at a time. n must not exceed Remaining (an error
+// otherwise). bitmap must hold (offset+n+7)/8 bytes.
+func (d *Decoder) DecodeValidity(bitmap []byte, offset, n int) (nullCount int, err error) {
+	if n > d.remaining || n < 0 {
+		return 0, fmt.Errorf("levels: %d levels wanted, %d left: %w", n, d.remaining, ErrCorrupt)
+	}
+	if d.bitPacked {
+		for n > 0 {
+			k := min(n, len(d.levels))
+			lv := d.levels[:k]
+			d.decodeBitPacked(lv)
+			if err := d.checkMax(lv); err != nil {
+				return nullCount, err
+			}
+			nullCount += ValidityFromLevels(bitmap, offset, lv, d.maxLevel)
+			offset += k
+			d.remaining -= k
+			n -= k
+		}
+		return nullCount, nil
+	}
+	w := newBitWriter(bitmap, offset)
+	defer w.flush()
+	maxLevel := d.maxLevel
+	for n > 0 {
+		if err := d.next(); err != nil {
+			return nullCount, err
+		}
+		k := min(n, d.run.Count-d.runUsed)
+		switch {
+		case d.run.Packed == nil:
+			valid := d.run.Value == uint64(maxLevel)
+			w.fill(valid, k)
+			if !valid {
+				nullCount += k
+			}
+			d.runUsed += k
+		case d.width == 1 && maxLevel == 1:
+			// The packed bits are the validity bits.
+			nullCount += k - w.copyBits(d.run.Packed, d.runUsed, k)
+			d.runUsed += k
+		default:
+			k = min(k, 256-d.runUsed%8)
+			vals, err := d.unpack(k)
+			if err != nil {
+				return nullCount, err
+			}
+			m := uint32(maxLevel)
+			for len(vals) >= 8 {
+				v := (*[8]uint32)(vals)
+				b := eq32(v[0], m) | eq32(v[1], m)<<1 | eq32(v[2], m)<<2 | eq32(v[3], m)<<3 |
+					eq32(v[4], m)<<4 | eq32(v[5], m)<<5 | eq32(v[6], m)<<6 | eq32(v[7], m)<<7
+				nullCount += 8 - bits.OnesCount8(uint8(b))
+				w.put(b, 8)
+				vals = vals[8:]
+			}
+			for _, v := range vals {
+				b := eq32(v, m)
+				nullCount += 1 - int(b)
+				w.put(b, 1)
+			}
+		}
+		n -= k
+		d.remaining -= k
+	}
+	return nullCount, nil
+}
+
+// eq32 returns 1 if v == m else 0, without a branch (v, m < 2^31).
+func eq32(v, m uint32) uint64 { return uint64((v^m)-1) >> 31 & 1 }
