@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"internal/bitpack":   {},
 	"internal/archtest":  {},
 	"internal/codectest": {"metadata/format", "internal/bitpack"},
+	"internal/oracle":    {},
 	"levels":             {"internal/bitpack"},
 	"pagecodec":          {"metadata", "metadata/format", "internal/bitpack"},
 	"typemap":            {"metadata", "metadata/format"},
