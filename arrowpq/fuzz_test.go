@@ -1,0 +1,43 @@
+package arrowpq_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/arrowpq/arrowpq/arrowpq"
+)
+
+// FuzzReadFile mutates small valid Parquet files and reads them to the end
+// with every column: the reader must return data or an error, never panic,
+// and stay within the page size limit it is given.
+func FuzzReadFile(f *testing.F) {
+	for _, name := range []string{"alltypes_plain.parquet", "alltypes_dictionary.parquet", "nested_maps.snappy.parquet",
+		"nullable.impala.parquet", "datapage_v2.snappy.parquet", "delta_length_byte_array.parquet",
+		"byte_stream_split.zstd.parquet", "rle_boolean_encoding.parquet", "list_columns.parquet",
+		"fixed_length_decimal.parquet", "int32_with_null_pages.parquet", "null_list.parquet"} {
+		b, err := os.ReadFile(dataFile(name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) < 64<<10 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1}
+		r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), opts)
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for r.Next() {
+			// Arrays that come back must be well formed.
+			if err := array.ValidateRecordFull(r.RecordBatch()); err != nil {
+				t.Fatalf("invalid batch: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package pqflight
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/metadata"
+)
+
+// Options configures a [Server]. The zero value allows DoPut of new files
+// but never overwrites, requires no token, makes one endpoint per row group
+// without locations, and reads with the defaults of [arrowpq.ReadOptions].
+type Options struct {
+	// Token, when not empty, is the bearer token every call must carry in
+	// an "authorization: Bearer <token>" header.
+	Token string
+	// ReadOnly refuses DoPut with PermissionDenied.
+	ReadOnly bool
+	// AllowOverwrite lets DoPut replace an existing file. Without it DoPut
+	// on an existing path fails with AlreadyExists.
+	AllowOverwrite bool
+	// EndpointBytes groups consecutive row groups into one endpoint while
+	// their total uncompressed size (RowGroup.TotalByteSize) stays within
+	// it; a row group larger than EndpointBytes gets an endpoint of its
+	// own. Zero means one endpoint per row group.
+	EndpointBytes int64
+	// Locations are the URIs (such as "grpc+tcp://host:8815") put on every
+	// endpoint: servers of the same directory that can answer its ticket.
+	// Empty means none, which tells clients to use the connection they
+	// asked on.
+	Locations []string
+	// EndpointLocations, when not nil, gives the locations of each
+	// endpoint instead of Locations, from the file path and the row groups
+	// of the endpoint, for example to spread files over servers.
+	EndpointLocations func(path string, rowGroups []int) []string
+	// BatchSize is the number of rows per record batch of DoGet; zero
+	// means arrowpq.DefaultBatchSize. With Parallelism it bounds the memory
+	// of a stream: one batch and the compressed chunks of one row group.
+	BatchSize int
+	// Parallelism is the number of columns a DoGet stream decodes at once;
+	// zero means GOMAXPROCS.
+	Parallelism int
+	// MaxBatchBytes splits the record batches DoGet sends when their Arrow
+	// buffers are larger; zero means DefaultMaxBatchBytes, negative never
+	// splits. Receiving larger messages is the grpc.Server's setting
+	// (grpc.MaxRecvMsgSize), not this package's.
+	MaxBatchBytes int64
+	// Allocator allocates the buffers of record batches read and received;
+	// nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+}
+
+// Server is a Flight service over the Parquet files under a root
+// directory. Register it into a flight.Server or grpc.Server (with
+// [Server.Middleware] when a token is set). It is safe for concurrent use:
+// every call opens its own files.
+type Server struct {
+	flight.BaseFlightServer
+	root  *os.Root
+	opts  Options
+	alloc memory.Allocator
+
+	// active counts the DoGet and DoPut handlers running; tests use it to
+	// see that a cancelled stream really ended on the server.
+	active atomic.Int64
+}
+
+var _ flight.FlightServer = (*Server)(nil)
+
+// NewServer returns a Server of the files under root. opts may be nil.
+// Close the Server to release the root directory.
+func NewServer(root string, opts *Options) (*Server, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.EndpointBytes < 0 {
+		return nil, fmt.Errorf("pqflight: EndpointBytes %d is negative", o.EndpointBytes)
+	}
+	if o.BatchSize < 0 || o.Parallelism < 0 {
+		return nil, fmt.Errorf("pqflight: BatchSize %d or Parallelism %d is negative", o.BatchSize, o.Parallelism)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("pqflight: %w", err)
+	}
+	s := &Server{root: r, opts: o, alloc: o.Allocator}
+	if s.alloc == nil {
+		s.alloc = memory.DefaultAllocator
+	}
+	return s, nil
+}
+
+// Close releases the root directory. Calls in progress may fail.
+func (s *Server) Close() error { return s.root.Close() }
+
+// Middleware returns the server middleware that checks the bearer token,
+// for flight.NewServerWithMiddleware; nil when no token is set. The
+// handlers check the token as well, so the middleware only makes refusals
+// happen before a stream is set up.
+func (s *Server) Middleware() []flight.ServerMiddleware {
+	if s.opts.Token == "" {
+		return nil
+	}
+	return []flight.ServerMiddleware{flight.CreateServerBasicAuthMiddleware(tokenValidator{s.opts.Token})}
+}
+
+// Handshake answers the Flight handshake. With a token it accepts the
+// bearer token or HTTP basic auth whose password is the token (any user
+// name), which is what flight.Client.AuthenticateBasicToken sends; the
+// middleware then hands the client the bearer token for later calls.
+func (s *Server) Handshake(stream flight.FlightService_HandshakeServer) error {
+	ctx := stream.Context()
+	if s.authorize(ctx) == nil {
+		return nil
+	}
+	if s.basicAuthorized(ctx) {
+		return nil
+	}
+	return status.Error(codes.Unauthenticated, "pqflight: a valid bearer token or basic auth password is required")
+}
+
+// openFile opens a regular file under the root.
+func (s *Server) openFile(name string) (*os.File, int64, error) {
+	// Stat first: opening a FIFO or device would block or misbehave.
+	st, err := s.root.Stat(name)
+	if err != nil {
+		return nil, 0, fsStatus(name, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, 0, status.Errorf(codes.InvalidArgument, "pqflight: %s is not a regular file", name)
+	}
+	f, err := s.root.Open(name)
+	if err != nil {
+		return nil, 0, fsStatus(name, err)
+	}
+	st, err = f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, status.Errorf(codes.InvalidArgument, "pqflight: %s is not a regular file", name)
+	}
+	return f, st.Size(), nil
+}
+
+// openReader opens the reader of a checked ticket; the caller closes both
+// the Reader and the file. A failure with the projection is retried
+// without it to tell a bad request (InvalidArgument, NotFound) from a file
+// that cannot be read (Internal).
+func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *os.File, error) {
+	f, size, err := s.openFile(t.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := &arrowpq.ReadOptions{
+		Columns:     t.Columns,
+		BatchSize:   s.opts.BatchSize,
+		Parallelism: s.opts.Parallelism,
+		Allocator:   s.alloc,
+		Context:     ctx,
+	}
+	if len(t.RowGroups) > 0 {
+		opts.RowGroups = t.RowGroups
+	}
+	r, err := arrowpq.NewReader(f, size, opts)
+	if err == nil {
+		return r, f, nil
+	}
+	defer f.Close()
+	file, ferr := metadata.ReadFooter(f, size)
+	if ferr != nil {
+		return nil, nil, status.Errorf(codes.Internal, "pqflight: %s: %v", t.Path, ferr)
+	}
+	for _, rg := range t.RowGroups {
+		if rg >= len(file.Meta.RowGroups) {
+			return nil, nil, status.Errorf(codes.NotFound, "pqflight: %s: row group %d does not exist: the file has %d", t.Path, rg, len(file.Meta.RowGroups))
+		}
+	}
+	if len(t.Columns) > 0 {
+		if all, aerr := arrowpq.NewReader(f, size, &arrowpq.ReadOptions{RowGroups: opts.RowGroups, Context: ctx}); aerr == nil {
+			all.Close()
+			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, err)
+		}
+	}
+	return nil, nil, status.Errorf(codes.Internal, "pqflight: %s: %v", t.Path, err)
+}

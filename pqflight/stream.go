@@ -1,0 +1,238 @@
+package pqflight
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/arrowpq/arrowpq/arrowpq"
+)
+
+// DoGet streams the record batches a JSON [Ticket] asks for. It reads one
+// batch at a time and sends it before reading the next, so a slow client
+// holds back the reader through gRPC flow control instead of buffering;
+// a client that cancels ends the stream at the next batch boundary (the
+// reader checks the stream's context too).
+func (s *Server) DoGet(tk *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	ctx := stream.Context()
+	if err := s.authorize(ctx); err != nil {
+		return err
+	}
+	t, err := decodeTicket(tk.GetTicket())
+	if err != nil {
+		return err
+	}
+	r, f, err := s.openReader(ctx, &t)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	defer r.Close()
+	w := flight.NewRecordWriter(stream, ipc.WithSchema(r.Schema()), ipc.WithAllocator(s.alloc))
+	for r.Next() {
+		if err := writeSplit(w, r.RecordBatch(), limitOr(s.opts.MaxBatchBytes)); err != nil {
+			return streamStatus(ctx, "send", err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return streamStatus(ctx, "read "+t.Path, err)
+	}
+	if err := w.Close(); err != nil {
+		return streamStatus(ctx, "send", err)
+	}
+	return nil
+}
+
+// streamStatus turns an error of a stream into a gRPC status: Canceled or
+// DeadlineExceeded when the client went away, the error itself when it
+// already is a status, Internal otherwise.
+func streamStatus(ctx context.Context, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return status.FromContextError(cerr).Err()
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(err).Err()
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	return status.Errorf(codes.Internal, "pqflight: %s: %v", op, err)
+}
+
+// PutResult is the JSON in the app metadata of the PutResult that DoPut
+// sends once the file is in place.
+type PutResult struct {
+	// Path is the file written, relative to the root.
+	Path string `json:"path"`
+	// Rows is the number of rows written.
+	Rows int64 `json:"rows"`
+}
+
+// DoPut writes the incoming stream to a new Parquet file. The data goes to
+// a temporary file beside the target; only when the client has finished
+// the stream and the writer has closed the file cleanly is it linked (or,
+// with AllowOverwrite, renamed) into place. A client that disconnects, a
+// batch that cannot be decoded or written, or a shutdown of the server
+// removes the temporary file and leaves the directory as it was.
+func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	ctx := stream.Context()
+	if err := s.authorize(ctx); err != nil {
+		return err
+	}
+	if s.opts.ReadOnly {
+		return status.Error(codes.PermissionDenied, "pqflight: the server is read-only")
+	}
+	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(s.alloc))
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return status.Error(codes.InvalidArgument, "pqflight: DoPut stream has no schema")
+		}
+		if ctx.Err() != nil {
+			return status.FromContextError(ctx.Err()).Err()
+		}
+		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut: %v", err)
+	}
+	defer rdr.Release()
+	cmd, err := putFromDescriptor(rdr.LatestFlightDescriptor())
+	if err != nil {
+		return err
+	}
+	name := cmd.Path
+	if path.Ext(name) != parquetExt {
+		return status.Errorf(codes.InvalidArgument, "pqflight: %s: the name of a Parquet file must end in %q", name, parquetExt)
+	}
+	// Fail early on the common cases; the final link decides races.
+	if st, err := s.root.Lstat(name); err == nil {
+		if !s.opts.AllowOverwrite {
+			return status.Errorf(codes.AlreadyExists, "pqflight: %s already exists", name)
+		}
+		if !st.Mode().IsRegular() {
+			return status.Errorf(codes.InvalidArgument, "pqflight: %s exists and is not a regular file", name)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fsStatus(name, err)
+	}
+	dir := path.Dir(name)
+	if st, err := s.root.Stat(dir); err != nil {
+		return fsStatus(dir, err)
+	} else if !st.IsDir() {
+		return status.Errorf(codes.InvalidArgument, "pqflight: %s is not a directory", dir)
+	}
+
+	var suffix [8]byte
+	rand.Read(suffix[:])
+	tmp := path.Join(dir, "."+path.Base(name)+tempMarker+hex.EncodeToString(suffix[:])+".tmp")
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fsStatus(tmp, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			f.Close()
+			s.root.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w, err := arrowpq.NewWriter(bw, rdr.Schema(), cmd.Options)
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", name, err)
+	}
+	writerClosed := false
+	defer func() {
+		if !writerClosed {
+			w.Close()
+		}
+	}()
+	var rows int64
+	for rdr.Next() {
+		rec := rdr.RecordBatch()
+		if err := w.Write(rec); err != nil {
+			return streamStatusCode(ctx, codes.InvalidArgument, "write "+name, err)
+		}
+		rows += rec.NumRows()
+	}
+	if err := rdr.Err(); err != nil {
+		return streamStatusCode(ctx, codes.InvalidArgument, "receive", err)
+	}
+	// A cancelled client may look like a clean end of stream to the reader.
+	if err := ctx.Err(); err != nil {
+		return status.FromContextError(err).Err()
+	}
+	writerClosed = true
+	if err := w.Close(); err != nil {
+		return streamStatusCode(ctx, codes.InvalidArgument, "write "+name, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fsStatus(tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fsStatus(tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		committed = true // closed: only the name is left to remove
+		s.root.Remove(tmp)
+		return fsStatus(tmp, err)
+	}
+	if err := s.commit(tmp, name); err != nil {
+		committed = true
+		s.root.Remove(tmp)
+		return err
+	}
+	committed = true
+	res, _ := json.Marshal(PutResult{Path: name, Rows: rows})
+	if err := stream.Send(&flight.PutResult{AppMetadata: res}); err != nil {
+		// The file is complete and in place; the client only missed the
+		// acknowledgement.
+		return streamStatus(ctx, "send", err)
+	}
+	return nil
+}
+
+// commit moves the finished temporary file to name. Without
+// AllowOverwrite it links, which fails atomically when name appeared in
+// the meantime, then removes the temporary name.
+func (s *Server) commit(tmp, name string) error {
+	if s.opts.AllowOverwrite {
+		if err := s.root.Rename(tmp, name); err != nil {
+			return fsStatus(name, err)
+		}
+		return nil
+	}
+	if err := s.root.Link(tmp, name); err != nil {
+		return fsStatus(name, err)
+	}
+	s.root.Remove(tmp)
+	return nil
+}
+
+// streamStatusCode is streamStatus with the code for errors that are not
+// about the connection.
+func streamStatusCode(ctx context.Context, code codes.Code, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return status.FromContextError(cerr).Err()
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(err).Err()
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+		return err
+	}
+	return status.Errorf(code, "pqflight: %s: %v", op, err)
+}
