@@ -1,0 +1,430 @@
+package pagecodec
+
+// A column chunk is a sequence of pages, each a Thrift-compact PageHeader
+// followed by compressed_page_size bytes of body:
+//
+//	column-chunk = (page-header page-body)*
+//	DICTIONARY_PAGE body = codec(PLAIN dictionary values)
+//	DATA_PAGE body       = codec(rep-levels def-levels values)
+//	                       RLE levels carry a 4-byte little-endian length
+//	                       prefix; BIT_PACKED levels take
+//	                       ceil(num_values*bitwidth/8) bytes and no prefix;
+//	                       a max level of 0 means the section is absent
+//	DATA_PAGE_V2 body    = rep-levels def-levels codec(values)
+//	                       (levels are never compressed; their lengths are
+//	                       in the header; is_compressed=false means the
+//	                       values are stored as is)
+//
+// The optional crc is CRC-32 (IEEE) of the body bytes as stored.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"math/bits"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
+)
+
+// DefaultMaxPageSize is the largest page body (compressed or not) a
+// [PageReader] accepts when [PageReaderOptions.MaxPageSize] is 0.
+const DefaultMaxPageSize = 256 << 20
+
+// maxHeaderSize bounds the bytes a page header may take; statistics with long
+// binary min/max values are the only thing that makes headers big.
+const maxHeaderSize = 16 << 20
+
+// PageReaderOptions configures a [PageReader]. The zero value means: offsets
+// relative to the chunk, no levels, [DefaultMaxPageSize], CRCs verified.
+type PageReaderOptions struct {
+	// FileOffset is the absolute file offset of the chunk's first byte;
+	// page offsets in [Page] and [PageError] add it.
+	FileOffset int64
+	// MaxDefinitionLevel and MaxRepetitionLevel of the column: they say
+	// whether a data page v1 body holds level sections and how wide
+	// BIT_PACKED levels are.
+	MaxDefinitionLevel int16
+	MaxRepetitionLevel int16
+	// MaxPageSize bounds the compressed and the uncompressed size of every
+	// page, checked against the header before anything is allocated.
+	MaxPageSize int
+	// SkipCRC turns off the verification of page CRCs.
+	SkipCRC bool
+	// AssumeV2Compressed treats every DATA_PAGE_V2 with is_compressed=false
+	// as compressed with the chunk's codec (pyarrow 2.0 wrote Snappy pages
+	// flagged uncompressed; ARROW-17100). The caller decides it from the
+	// file's created_by. Without it, a v2 page flagged uncompressed whose
+	// stored and uncompressed value sizes differ is also decompressed with
+	// the chunk's codec, because it cannot be stored as is.
+	AssumeV2Compressed bool
+}
+
+// Page is one page of a column chunk as returned by [PageReader.Next] or
+// [PageReader.Read]. Its byte slices alias either the chunk given to
+// [PageReader.Reset] or the reader's own buffers; they stay valid until the
+// next call of Next, NextHeader, Read, Skip or Reset on the reader.
+type Page struct {
+	// Type is DICTIONARY_PAGE, DATA_PAGE or DATA_PAGE_V2.
+	Type format.PageType
+	// Header is the parsed header, owned by the caller after the call.
+	Header *format.PageHeader
+	// Ordinal is the position of the page in the chunk, counting every
+	// page (skipped and index pages included) from 0.
+	Ordinal int
+	// Offset is the absolute file offset of the page header.
+	Offset int64
+	// NumLevels is num_values of a data page: the number of level slots,
+	// nulls included; 0 for a dictionary page.
+	NumLevels int
+	// NumValues is the number of encoded values in Values when the header
+	// says it: the dictionary size of a dictionary page, num_values -
+	// num_nulls of a DATA_PAGE_V2; -1 for a DATA_PAGE (the definition
+	// levels tell).
+	NumValues int
+	// NumNulls and NumRows come from a DATA_PAGE_V2 header; -1 otherwise.
+	NumNulls, NumRows int
+	// Encoding is the encoding of Values.
+	Encoding format.Encoding
+	// RepetitionLevelEncoding and DefinitionLevelEncoding are RLE or
+	// BIT_PACKED for data page v1, RLE for v2.
+	RepetitionLevelEncoding, DefinitionLevelEncoding format.Encoding
+	// RepetitionLevels and DefinitionLevels are the level sections,
+	// uncompressed and without the v1 length prefix; empty when the
+	// column's max level is 0.
+	RepetitionLevels, DefinitionLevels []byte
+	// Values holds the uncompressed encoded values.
+	Values []byte
+}
+
+// PageReader iterates the pages of one column chunk held in memory. The zero
+// value is ready after [PageReader.Reset]; a PageReader is reused across
+// chunks by calling Reset again and then allocates nothing but the Thrift
+// header per page in the steady state. It is not safe for concurrent use.
+type PageReader struct {
+	chunk []byte
+	codec format.CompressionCodec
+	opts  PageReaderOptions
+
+	pos     int // start of the next header
+	ordinal int
+	hdr     *format.PageHeader
+	hdrPos  int // start of the current header; -1 when none is pending
+	bodyPos int // start of the current body
+	err     error
+
+	mem   thrift.TMemoryBuffer
+	proto *thrift.TCompactProtocol
+	conf  thrift.TConfiguration
+
+	dec  Decompressor
+	buf  []byte
+	page Page
+}
+
+// Reset starts reading chunk, whose pages are compressed with codec.
+func (r *PageReader) Reset(chunk []byte, codec format.CompressionCodec, opts PageReaderOptions) {
+	if opts.MaxPageSize <= 0 {
+		opts.MaxPageSize = DefaultMaxPageSize
+	}
+	r.chunk, r.codec, r.opts = chunk, codec, opts
+	r.pos, r.ordinal, r.hdr, r.hdrPos, r.err = 0, 0, nil, -1, nil
+}
+
+// Offset returns the chunk-relative position of the next page header.
+func (r *PageReader) Offset() int { return r.pos }
+
+func (r *PageReader) fail(err error) error {
+	pe := &PageError{Page: r.ordinal, Offset: r.opts.FileOffset + int64(r.pos), Err: err}
+	if r.hdrPos >= 0 {
+		pe.Offset = r.opts.FileOffset + int64(r.hdrPos)
+	}
+	r.err = pe
+	return pe
+}
+
+// NextHeader parses the header of the next page without touching its body
+// and checks its sizes against the chunk and the maximum page size. It
+// returns io.EOF at the clean end of the chunk. Call [PageReader.Read] to get
+// the page or [PageReader.Skip] to step over it; calling NextHeader again
+// skips it too.
+func (r *PageReader) NextHeader() (*format.PageHeader, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.hdrPos >= 0 {
+		r.Skip()
+	}
+	if r.pos == len(r.chunk) {
+		return nil, io.EOF
+	}
+	r.hdrPos = r.pos
+	src := r.chunk[r.pos:]
+	if len(src) > maxHeaderSize {
+		src = src[:maxHeaderSize]
+	}
+	hdr, n, err := r.parseHeader(src)
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	r.hdr = hdr
+	r.bodyPos = r.pos + n
+	if err := r.checkHeader(hdr); err != nil {
+		return nil, r.fail(err)
+	}
+	return hdr, nil
+}
+
+func (r *PageReader) parseHeader(src []byte) (*format.PageHeader, int, error) {
+	r.conf.MaxMessageSize = int32(len(src))
+	r.conf.MaxFrameSize = int32(len(src))
+	if r.mem.Buffer == nil {
+		r.mem.Buffer = new(bytes.Buffer)
+	}
+	*r.mem.Buffer = *bytes.NewBuffer(src)
+	if r.proto == nil {
+		r.proto = thrift.NewTCompactProtocolConf(&r.mem, &r.conf)
+	}
+	hdr := new(format.PageHeader)
+	if err := hdr.Read(context.Background(), r.proto); err != nil {
+		// The protocol may be left mid-struct; start afresh next time.
+		r.proto = nil
+		// Thrift's wrapping loses io.EOF; a parse that used up every
+		// byte ran out of them.
+		if r.mem.Len() == 0 || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, 0, errTruncated("page header: %v", err)
+		}
+		return nil, 0, errCorrupt("page header: %v", err)
+	}
+	return hdr, len(src) - r.mem.Len(), nil
+}
+
+func (r *PageReader) checkHeader(h *format.PageHeader) error {
+	if h.CompressedPageSize < 0 || h.UncompressedPageSize < 0 {
+		return errCorrupt("negative page size (compressed %d, uncompressed %d)", h.CompressedPageSize, h.UncompressedPageSize)
+	}
+	if int64(h.CompressedPageSize) > int64(len(r.chunk)-r.bodyPos) {
+		return errTruncated("page body of %d bytes, %d left in the column chunk", h.CompressedPageSize, len(r.chunk)-r.bodyPos)
+	}
+	if int64(h.CompressedPageSize) > int64(r.opts.MaxPageSize) || int64(h.UncompressedPageSize) > int64(r.opts.MaxPageSize) {
+		return errLimit("page of %d bytes (%d compressed) above the maximum of %d", h.UncompressedPageSize, h.CompressedPageSize, r.opts.MaxPageSize)
+	}
+	switch h.Type {
+	case format.PageType_DATA_PAGE:
+		if h.DataPageHeader == nil {
+			return errCorrupt("DATA_PAGE without data_page_header")
+		}
+		if h.DataPageHeader.NumValues < 0 {
+			return errCorrupt("DATA_PAGE num_values %d", h.DataPageHeader.NumValues)
+		}
+	case format.PageType_DATA_PAGE_V2:
+		v2 := h.DataPageHeaderV2
+		if v2 == nil {
+			return errCorrupt("DATA_PAGE_V2 without data_page_header_v2")
+		}
+		if v2.NumValues < 0 || v2.NumNulls < 0 || v2.NumRows < 0 || v2.NumNulls > v2.NumValues {
+			return errCorrupt("DATA_PAGE_V2 num_values %d, num_nulls %d, num_rows %d", v2.NumValues, v2.NumNulls, v2.NumRows)
+		}
+		if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 {
+			return errCorrupt("DATA_PAGE_V2 negative level length")
+		}
+		lv := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+		if lv > int64(h.CompressedPageSize) || lv > int64(h.UncompressedPageSize) {
+			return errCorrupt("DATA_PAGE_V2 levels of %d bytes in a page of %d", lv, min(h.CompressedPageSize, h.UncompressedPageSize))
+		}
+	case format.PageType_DICTIONARY_PAGE:
+		if h.DictionaryPageHeader == nil {
+			return errCorrupt("DICTIONARY_PAGE without dictionary_page_header")
+		}
+		if h.DictionaryPageHeader.NumValues < 0 {
+			return errCorrupt("DICTIONARY_PAGE num_values %d", h.DictionaryPageHeader.NumValues)
+		}
+	}
+	return nil
+}
+
+// Skip steps over the page whose header [PageReader.NextHeader] returned,
+// without reading its body.
+func (r *PageReader) Skip() {
+	if r.hdrPos < 0 || r.hdr == nil {
+		return
+	}
+	r.pos = r.bodyPos + int(r.hdr.CompressedPageSize)
+	r.hdr, r.hdrPos = nil, -1
+	r.ordinal++
+}
+
+// Next returns the next dictionary or data page, skipping index pages and
+// page types it does not know. It returns io.EOF at the clean end of the
+// chunk; errors are [*PageError].
+func (r *PageReader) Next() (*Page, error) {
+	for {
+		h, err := r.NextHeader()
+		if err != nil {
+			return nil, err
+		}
+		switch h.Type {
+		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2, format.PageType_DICTIONARY_PAGE:
+			return r.Read()
+		}
+		r.Skip()
+	}
+}
+
+// Read reads the body of the page whose header [PageReader.NextHeader]
+// returned: it verifies the CRC, decompresses and splits the levels from the
+// values. Index pages and unknown types come back with only Type, Header,
+// Ordinal and Offset set.
+func (r *PageReader) Read() (*Page, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.hdrPos < 0 {
+		return nil, errors.New("pagecodec: PageReader.Read without a header")
+	}
+	h := r.hdr
+	body := r.chunk[r.bodyPos : r.bodyPos+int(h.CompressedPageSize)]
+	p := &r.page
+	*p = Page{
+		Type: h.Type, Header: h, Ordinal: r.ordinal,
+		Offset:    r.opts.FileOffset + int64(r.hdrPos),
+		NumValues: -1, NumNulls: -1, NumRows: -1,
+	}
+	if h.Crc != nil && !r.opts.SkipCRC {
+		if got := crc32.ChecksumIEEE(body); got != uint32(*h.Crc) {
+			return nil, r.fail(&checksumError{got: got, want: uint32(*h.Crc)})
+		}
+	}
+	var err error
+	switch h.Type {
+	case format.PageType_DICTIONARY_PAGE:
+		d := h.DictionaryPageHeader
+		p.NumValues, p.Encoding = int(d.NumValues), d.Encoding
+		p.Values, err = r.decompress(body, int(h.UncompressedPageSize))
+	case format.PageType_DATA_PAGE:
+		err = r.readV1(p, body)
+	case format.PageType_DATA_PAGE_V2:
+		err = r.readV2(p, body)
+	}
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	r.pos = r.bodyPos + len(body)
+	r.hdr, r.hdrPos = nil, -1
+	r.ordinal++
+	return p, nil
+}
+
+type checksumError struct{ got, want uint32 }
+
+func (e *checksumError) Error() string {
+	return "pagecodec: page CRC-32 is " + hex32(e.got) + ", header says " + hex32(e.want)
+}
+
+func (e *checksumError) Unwrap() error { return ErrChecksum }
+
+func hex32(v uint32) string {
+	const digits = "0123456789abcdef"
+	var b [10]byte
+	b[0], b[1] = '0', 'x'
+	for i := 9; i >= 2; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
+// decompress returns the uncompressed body: the chunk bytes themselves when
+// the codec is UNCOMPRESSED, else the reader's buffer.
+func (r *PageReader) decompress(body []byte, size int) ([]byte, error) {
+	return r.decompressWith(r.codec, body, size)
+}
+
+func (r *PageReader) decompressWith(codec format.CompressionCodec, body []byte, size int) ([]byte, error) {
+	// An empty body of an empty page is accepted whatever the codec: no
+	// codec's empty stream is zero bytes, but writers emit them.
+	if codec == format.CompressionCodec_UNCOMPRESSED || size == 0 && len(body) == 0 {
+		if len(body) != size {
+			return nil, errCorrupt("uncompressed page of %d bytes, header says %d", len(body), size)
+		}
+		return body, nil
+	}
+	if cap(r.buf) < size {
+		r.buf = make([]byte, size)
+	}
+	dst := r.buf[:size]
+	if err := r.dec.Decompress(codec, dst, body); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+func (r *PageReader) readV1(p *Page, body []byte) error {
+	d := r.hdr.DataPageHeader
+	p.NumLevels, p.Encoding = int(d.NumValues), d.Encoding
+	p.RepetitionLevelEncoding, p.DefinitionLevelEncoding = d.RepetitionLevelEncoding, d.DefinitionLevelEncoding
+	b, err := r.decompress(body, int(r.hdr.UncompressedPageSize))
+	if err != nil {
+		return err
+	}
+	if p.RepetitionLevels, b, err = splitLevels(b, p.RepetitionLevelEncoding, r.opts.MaxRepetitionLevel, p.NumLevels, "repetition"); err != nil {
+		return err
+	}
+	if p.DefinitionLevels, b, err = splitLevels(b, p.DefinitionLevelEncoding, r.opts.MaxDefinitionLevel, p.NumLevels, "definition"); err != nil {
+		return err
+	}
+	p.Values = b
+	return nil
+}
+
+// splitLevels cuts one v1 level section off the front of b.
+func splitLevels(b []byte, enc format.Encoding, maxLevel int16, numLevels int, what string) (levels, rest []byte, err error) {
+	if maxLevel <= 0 {
+		return nil, b, nil
+	}
+	switch enc {
+	case format.Encoding_RLE:
+		if len(b) < 4 {
+			return nil, nil, errTruncated("%s levels length prefix", what)
+		}
+		n := binary.LittleEndian.Uint32(b)
+		if uint64(n) > uint64(len(b)-4) {
+			return nil, nil, errTruncated("%s levels of %d bytes, %d left in the page", what, n, len(b)-4)
+		}
+		return b[4 : 4+n], b[4+n:], nil
+	case format.Encoding_BIT_PACKED:
+		width := uint64(bits.Len16(uint16(maxLevel)))
+		n := (uint64(numLevels)*width + 7) / 8
+		if n > uint64(len(b)) {
+			return nil, nil, errTruncated("BIT_PACKED %s levels of %d bytes, %d left in the page", what, n, len(b))
+		}
+		return b[:n], b[n:], nil
+	}
+	return nil, nil, errUnsupported("%s level encoding %v", what, enc)
+}
+
+func (r *PageReader) readV2(p *Page, body []byte) error {
+	h := r.hdr
+	d := h.DataPageHeaderV2
+	p.NumLevels, p.NumNulls, p.NumRows, p.Encoding = int(d.NumValues), int(d.NumNulls), int(d.NumRows), d.Encoding
+	p.NumValues = p.NumLevels - p.NumNulls
+	p.RepetitionLevelEncoding, p.DefinitionLevelEncoding = format.Encoding_RLE, format.Encoding_RLE
+	rl, dl := int(d.RepetitionLevelsByteLength), int(d.DefinitionLevelsByteLength)
+	p.RepetitionLevels = body[:rl]
+	p.DefinitionLevels = body[rl : rl+dl]
+	values := body[rl+dl:]
+	size := int(h.UncompressedPageSize) - rl - dl
+	compressed := d.IsCompressed || r.opts.AssumeV2Compressed || len(values) != size
+	var err error
+	switch {
+	case compressed:
+		p.Values, err = r.decompress(values, size)
+	default:
+		p.Values = values
+	}
+	return err
+}

@@ -1,0 +1,360 @@
+package pagecodec
+
+// PLAIN (Encodings.md, "Plain: (PLAIN = 0)"):
+//
+//	BOOLEAN              1 bit per value, LSB first, the last byte padded
+//	INT32, FLOAT         4 bytes little-endian per value
+//	INT64, DOUBLE        8 bytes little-endian per value
+//	INT96                12 bytes per value
+//	FIXED_LEN_BYTE_ARRAY type_length bytes per value
+//	BYTE_ARRAY           4-byte little-endian length, then the bytes
+//
+// The values of a page are concatenated without separators; nothing says how
+// many there are, the caller knows it from the levels.
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// fixed is the set of fixed-width element types: PLAIN decodes them with
+// one copy on little-endian machines.
+type fixed interface {
+	int32 | int64 | uint32 | uint64 | float32 | float64
+}
+
+// PlainDecoder decodes PLAIN values of any physical type. The zero value is
+// ready after [PlainDecoder.Reset]. Every Decode method decodes exactly the
+// number of values asked for or returns an error: truncation wraps both
+// [ErrCorrupt] and io.ErrUnexpectedEOF, and the returned count says how many
+// values were decoded before it.
+type PlainDecoder struct {
+	src []byte
+	pos int // byte position; for BOOLEAN the bit position is bit
+	bit int
+}
+
+// Reset starts decoding src, the value section of a page.
+func (d *PlainDecoder) Reset(src []byte) { *d = PlainDecoder{src: src} }
+
+// Remaining returns the bytes not yet decoded (BOOLEAN: whole bytes not yet
+// touched).
+func (d *PlainDecoder) Remaining() int { return len(d.src) - d.pos - (d.bit+7)/8 }
+
+// DecodeInt32 decodes len(dst) INT32 values.
+func (d *PlainDecoder) DecodeInt32(dst []int32) (int, error) {
+	return decodePlainFixed(d, dst, "INT32")
+}
+
+// DecodeInt64 decodes len(dst) INT64 values.
+func (d *PlainDecoder) DecodeInt64(dst []int64) (int, error) {
+	return decodePlainFixed(d, dst, "INT64")
+}
+
+// DecodeFloat decodes len(dst) FLOAT values.
+func (d *PlainDecoder) DecodeFloat(dst []float32) (int, error) {
+	return decodePlainFixed(d, dst, "FLOAT")
+}
+
+// DecodeDouble decodes len(dst) DOUBLE values.
+func (d *PlainDecoder) DecodeDouble(dst []float64) (int, error) {
+	return decodePlainFixed(d, dst, "DOUBLE")
+}
+
+func decodePlainFixed[T fixed](d *PlainDecoder, dst []T, name string) (int, error) {
+	size := int(sizeOf[T]())
+	avail := (len(d.src) - d.pos) / size
+	n := min(avail, len(dst))
+	copyLE(dst[:n], d.src[d.pos:d.pos+n*size])
+	d.pos += n * size
+	if n < len(dst) {
+		return n, errTruncated("PLAIN %s: %d values asked, %d bytes left", name, len(dst), len(d.src)-d.pos)
+	}
+	return n, nil
+}
+
+// DecodeInt96 decodes len(dst) INT96 values as their 12 raw bytes.
+func (d *PlainDecoder) DecodeInt96(dst [][12]byte) (int, error) {
+	src := d.src[d.pos:]
+	n := min(len(src)/12, len(dst))
+	for i := range dst[:n] {
+		dst[i] = [12]byte(src[12*i:])
+	}
+	d.pos += 12 * n
+	if n < len(dst) {
+		return n, errTruncated("PLAIN INT96: %d values asked, %d bytes left", len(dst), len(src))
+	}
+	return n, nil
+}
+
+// DecodeFixedLenByteArray decodes len(dst)/typeLength FIXED_LEN_BYTE_ARRAY
+// values into dst, back to back.
+func (d *PlainDecoder) DecodeFixedLenByteArray(dst []byte, typeLength int) (int, error) {
+	if typeLength <= 0 {
+		return 0, errCorrupt("FIXED_LEN_BYTE_ARRAY type length %d", typeLength)
+	}
+	want := len(dst) / typeLength
+	n := min((len(d.src)-d.pos)/typeLength, want)
+	copy(dst, d.src[d.pos:d.pos+n*typeLength])
+	d.pos += n * typeLength
+	if n < want {
+		return n, errTruncated("PLAIN FIXED_LEN_BYTE_ARRAY: %d values asked, %d bytes left", want, len(d.src)-d.pos)
+	}
+	return n, nil
+}
+
+// DecodeBoolean decodes n BOOLEAN values into bitmap starting at bit
+// bitOffset (LSB first, as in an Arrow bitmap). bitmap must hold
+// bitOffset+n bits.
+func (d *PlainDecoder) DecodeBoolean(bitmap []byte, bitOffset, n int) (int, error) {
+	availBits := (len(d.src)-d.pos)*8 - d.bit
+	m := min(n, availBits)
+	copyBits(bitmap, bitOffset, d.src[d.pos:], d.bit, m)
+	d.bit += m
+	d.pos += d.bit / 8
+	d.bit %= 8
+	if m < n {
+		return m, errTruncated("PLAIN BOOLEAN: %d values asked, %d left", n, m)
+	}
+	return m, nil
+}
+
+// DecodeByteArray decodes n BYTE_ARRAY values, appending their bytes to data
+// and, after each value, len(data) to offsets (so offsets starts with the
+// caller's initial 0, as in Arrow). It returns the extended slices. Offsets
+// beyond math.MaxInt32 are [ErrLimit].
+func (d *PlainDecoder) DecodeByteArray(offsets []int32, data []byte, n int) ([]int32, []byte, error) {
+	return decodePlainByteArray(d, offsets, data, n, math.MaxInt32)
+}
+
+// DecodeByteArray64 is [PlainDecoder.DecodeByteArray] with 64-bit offsets
+// (Arrow's large binary and large string).
+func (d *PlainDecoder) DecodeByteArray64(offsets []int64, data []byte, n int) ([]int64, []byte, error) {
+	return decodePlainByteArray(d, offsets, data, n, math.MaxInt64)
+}
+
+func decodePlainByteArray[O int32 | int64](d *PlainDecoder, offsets []O, data []byte, n int, maxOffset int64) ([]O, []byte, error) {
+	// First pass: find the values and their total size without copying, so
+	// that both buffers grow once per batch.
+	src := d.src
+	pos := d.pos
+	total := 0
+	m := 0
+	for ; m < n; m++ {
+		if len(src)-pos < 4 {
+			break
+		}
+		l := binary.LittleEndian.Uint32(src[pos:])
+		if uint64(l) > uint64(len(src)-pos-4) {
+			break
+		}
+		pos += 4 + int(l)
+		total += int(l)
+	}
+	if int64(len(data))+int64(total) > maxOffset {
+		return offsets, data, errLimit("BYTE_ARRAY data of %d bytes overflows the offsets", int64(len(data))+int64(total))
+	}
+	offsets = growLen(offsets, m)
+	outOff := offsets[len(offsets)-m:]
+	start := len(data)
+	data = growLen(data, total)
+	out := data[start:]
+	pos = d.pos
+	w := 0
+	for i := range outOff {
+		l := int(binary.LittleEndian.Uint32(src[pos:]))
+		pos += 4
+		copyShort(out, w, src, pos, l)
+		pos += l
+		w += l
+		outOff[i] = O(start + w)
+	}
+	d.pos = pos
+	if m < n {
+		return offsets, data, errTruncated("PLAIN BYTE_ARRAY: value %d of %d runs past the page", m, n)
+	}
+	return offsets, data, nil
+}
+
+// growLen extends s by n elements (their contents are garbage).
+func growLen[S ~[]E, E any](s S, n int) S {
+	if cap(s)-len(s) >= n {
+		return s[:len(s)+n]
+	}
+	ns := make(S, len(s)+n, len(s)+n+max(len(s)/2, 16))
+	copy(ns, s)
+	return ns
+}
+
+// AppendPlainInt32 appends the PLAIN encoding of values to dst.
+func AppendPlainInt32(dst []byte, values []int32) []byte { return appendLE(dst, values) }
+
+// AppendPlainInt64 appends the PLAIN encoding of values to dst.
+func AppendPlainInt64(dst []byte, values []int64) []byte { return appendLE(dst, values) }
+
+// AppendPlainFloat appends the PLAIN encoding of values to dst.
+func AppendPlainFloat(dst []byte, values []float32) []byte { return appendLE(dst, values) }
+
+// AppendPlainDouble appends the PLAIN encoding of values to dst.
+func AppendPlainDouble(dst []byte, values []float64) []byte { return appendLE(dst, values) }
+
+// AppendPlainInt96 appends the PLAIN encoding of values to dst.
+func AppendPlainInt96(dst []byte, values [][12]byte) []byte {
+	for i := range values {
+		dst = append(dst, values[i][:]...)
+	}
+	return dst
+}
+
+// AppendPlainFixedLenByteArray appends the PLAIN encoding of
+// FIXED_LEN_BYTE_ARRAY values stored back to back in values: the bytes
+// themselves.
+func AppendPlainFixedLenByteArray(dst []byte, values []byte) []byte { return append(dst, values...) }
+
+// AppendPlainByteArray appends the PLAIN encoding of the len(offsets)-1
+// values data[offsets[i]:offsets[i+1]] to dst.
+func AppendPlainByteArray(dst []byte, offsets []int32, data []byte) []byte {
+	return appendPlainByteArray(dst, offsets, data)
+}
+
+// AppendPlainByteArray64 is [AppendPlainByteArray] with 64-bit offsets.
+func AppendPlainByteArray64(dst []byte, offsets []int64, data []byte) []byte {
+	return appendPlainByteArray(dst, offsets, data)
+}
+
+func appendPlainByteArray[O int32 | int64](dst []byte, offsets []O, data []byte) []byte {
+	if len(offsets) < 2 {
+		return dst
+	}
+	n := len(offsets) - 1
+	start := len(dst)
+	dst = growLen(dst, 4*n+int(offsets[n]-offsets[0]))
+	out := dst[start:]
+	w := 0
+	for i := 0; i < n; i++ {
+		v := data[offsets[i]:offsets[i+1]]
+		binary.LittleEndian.PutUint32(out[w:], uint32(len(v)))
+		w += 4
+		w += copy(out[w:], v)
+	}
+	return dst
+}
+
+// PlainBooleanEncoder packs BOOLEAN values LSB first. The zero value is
+// ready; [PlainBooleanEncoder.Reset] reuses its buffer.
+type PlainBooleanEncoder struct {
+	buf   []byte
+	nbits int
+}
+
+// Reset empties the encoder.
+func (e *PlainBooleanEncoder) Reset() { e.buf, e.nbits = e.buf[:0], 0 }
+
+// Append appends the n values of bitmap starting at bit bitOffset.
+func (e *PlainBooleanEncoder) Append(bitmap []byte, bitOffset, n int) {
+	need := (e.nbits + n + 7) / 8
+	if need > len(e.buf) {
+		e.buf = growLen(e.buf, need-len(e.buf))
+		e.buf[len(e.buf)-1] = 0
+	}
+	copyBits(e.buf, e.nbits, bitmap, bitOffset, n)
+	e.nbits += n
+}
+
+// AppendBools appends values one per bool.
+func (e *PlainBooleanEncoder) AppendBools(values []bool) {
+	need := (e.nbits + len(values) + 7) / 8
+	if need > len(e.buf) {
+		e.buf = growLen(e.buf, need-len(e.buf))
+	}
+	for _, v := range values {
+		i, m := e.nbits>>3, byte(1)<<(e.nbits&7)
+		if v {
+			e.buf[i] |= m
+		} else {
+			e.buf[i] &^= m
+		}
+		e.nbits++
+	}
+}
+
+// Len returns the encoded size so far in bytes.
+func (e *PlainBooleanEncoder) Len() int { return (e.nbits + 7) / 8 }
+
+// Bytes returns the encoded values; the slice is valid until the next call
+// of a method of e.
+func (e *PlainBooleanEncoder) Bytes() []byte { return e.buf[:e.Len()] }
+
+// copyBits copies n bits from src at bit srcOff to dst at bit dstOff, LSB
+// first, leaving the other bits of dst unchanged.
+func copyBits(dst []byte, dstOff int, src []byte, srcOff int, n int) {
+	if n <= 0 {
+		return
+	}
+	dst = dst[dstOff>>3 : (dstOff+n+7)>>3]
+	dstOff &= 7
+	src = src[srcOff>>3 : (srcOff+n+7)>>3]
+	srcOff &= 7
+	// Head: bits until dst is byte aligned.
+	for n > 0 && dstOff != 0 {
+		b := src[srcOff>>3] >> (srcOff & 7) & 1
+		dst[0] = dst[0]&^(1<<dstOff) | b<<dstOff
+		dstOff++
+		srcOff++
+		n--
+		if dstOff == 8 {
+			dst = dst[1:]
+			dstOff = 0
+		}
+	}
+	if n == 0 {
+		return
+	}
+	src = src[srcOff>>3:]
+	srcOff &= 7
+	full := n >> 3
+	if srcOff == 0 {
+		copy(dst[:full], src[:full])
+	} else {
+		// src holds srcOff+n > 8*full bits, so src[full] exists.
+		s := uint(srcOff)
+		sb := src[:full+1]
+		db := dst[:full]
+		i := 0
+		for ; i+8 < len(sb); i += 8 {
+			v := binary.LittleEndian.Uint64(sb[i:])>>s | uint64(sb[i+8])<<(64-s)
+			binary.LittleEndian.PutUint64(db[i:], v)
+		}
+		for ; i < len(db); i++ {
+			db[i] = byte(uint16(sb[i])>>s | uint16(sb[i+1])<<(8-s))
+		}
+	}
+	// Tail.
+	rest := n & 7
+	if rest == 0 {
+		return
+	}
+	bitPos := full*8 + srcOff
+	var v uint16
+	v = uint16(src[bitPos>>3]) >> (bitPos & 7)
+	if (bitPos&7)+rest > 8 {
+		v |= uint16(src[bitPos>>3+1]) << (8 - bitPos&7)
+	}
+	mask := byte(1)<<rest - 1
+	dst[full] = dst[full]&^mask | byte(v)&mask
+}
+
+// copyShort copies src[sp:sp+n] to dst[dp:]. Values of strings are short,
+// and a call of memmove per value costs more than the bytes: when both
+// sides have 32 bytes of room it moves 32 bytes with two fixed-size copies
+// (the bytes past n are overwritten by the next value or are beyond the
+// data). PLAIN BYTE_ARRAY decode of 10-40 byte strings, in thread CPU time
+// on the shared 2-core machine: 1.29-1.61 GB/s with it, 1.03-1.34 GB/s with
+// copy alone (5 alternating runs).
+func copyShort(dst []byte, dp int, src []byte, sp, n int) {
+	if n <= 32 && sp+32 <= len(src) && dp+32 <= len(dst) {
+		*(*[32]byte)(dst[dp : dp+32]) = [32]byte(src[sp : sp+32])
+		return
+	}
+	copy(dst[dp:dp+n], src[sp:sp+n])
+}
