@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
@@ -52,6 +53,9 @@ type columnWriter struct {
 	pageValues     int
 	pageRows       int
 	pageUnencoded  int64
+	pageRaw        int64 // PLAIN bytes of the page's values
+	dictRaw        int64 // PLAIN bytes of the values dictionary encoded
+	dictGiveUp     bool  // the first page showed the dictionary does not pay
 	pageDefHist    []int64
 	pageRepHist    []int64
 	pageStats      statsAcc
@@ -77,6 +81,7 @@ type columnWriter struct {
 	body      []byte
 
 	pw    *pagecodec.PageWriter
+	mem   memory.Allocator
 	chunk chunkState
 	bloom *bloomFilter
 }
@@ -111,8 +116,8 @@ type pageLoc struct {
 	repHist   []int64
 }
 
-func newColumnWriter(col *metadata.Column, leaf *typemap.Field, cfg columnConfig) (*columnWriter, error) {
-	c := &columnWriter{col: col, leaf: leaf, conv: leaf.Conv, cfg: cfg, phys: col.Physical, width: int(col.TypeLength)}
+func newColumnWriter(col *metadata.Column, leaf *typemap.Field, cfg columnConfig, mem memory.Allocator) (*columnWriter, error) {
+	c := &columnWriter{col: col, leaf: leaf, conv: leaf.Conv, cfg: cfg, phys: col.Physical, width: int(col.TypeLength), mem: mem}
 	for f := leaf; f != nil; f = f.Parent {
 		c.fields = append([]*typemap.Field{f}, c.fields...)
 	}
@@ -180,7 +185,7 @@ func (c *columnWriter) startChunk() {
 	ch.encStats = map[[2]int32]int32{}
 	ch.encodings = ch.encodings[:0]
 	ch.indexOK = true
-	c.dict, c.dictUsed = c.cfg.dictionary, false
+	c.dict, c.dictUsed, c.dictRaw, c.dictGiveUp = c.cfg.dictionary, false, 0, false
 	if c.dict {
 		switch c.phys {
 		case format.Type_INT32, format.Type_FLOAT:
@@ -206,7 +211,7 @@ func (c *columnWriter) startChunk() {
 func (c *columnWriter) resetPage() {
 	c.defEnc.Reset(c.col.MaxDef)
 	c.repEnc.Reset(c.col.MaxRep)
-	c.pageLevels, c.pageValues, c.pageRows, c.pageUnencoded = 0, 0, 0, 0
+	c.pageLevels, c.pageValues, c.pageRows, c.pageUnencoded, c.pageRaw = 0, 0, 0, 0, 0
 	clear(c.pageDefHist)
 	clear(c.pageRepHist)
 	c.pageStats.reset()
@@ -292,6 +297,14 @@ func (c *columnWriter) bind(top arrow.Array) error {
 	return nil
 }
 
+// unbind drops the references to the arrays of the last bind.
+func (c *columnWriter) unbind() {
+	c.values, c.dictIdx = nil, nil
+	clear(c.nodes)
+	g := &c.g
+	g.i32, g.i64, g.f32, g.f64, g.fixed, g.offs, g.data, g.bits = nil, nil, nil, nil, nil, nil, nil, nil
+}
+
 // validity returns the validity bitmap of arr, nil when it has no nulls.
 func (c *columnWriter) validity(arr arrow.Array) []byte {
 	if arr.NullN() == 0 {
@@ -321,7 +334,8 @@ func (c *columnWriter) writeRows(start, n int) error {
 	for n > 0 {
 		rows := min(n, cfg.maxRowsPerPage-c.pageRows)
 		if c.rawPerRow > 0 {
-			rows = min(rows, max(1, int(pieceTarget/c.rawPerRow)))
+			room := max(float64(cfg.pageSize-c.pageBytes()), 0)
+			rows = min(rows, max(1, int(min(pieceTarget, room)/c.rawPerRow)))
 		} else {
 			rows = min(rows, 1024)
 		}
@@ -331,6 +345,12 @@ func (c *columnWriter) writeRows(start, n int) error {
 			}
 			if err := c.gather(); err != nil {
 				return err
+			}
+			// Far more bytes than aimed at (the first piece, or a burst of
+			// large values): take fewer rows.
+			if want := max(pieceTarget, cfg.pageSize-c.pageBytes()); rows > 1 && c.g.rawBytes > 2*int64(want) {
+				rows = max(1, int(int64(rows)*int64(want)/c.g.rawBytes))
+				continue
 			}
 			if !c.dict || c.dictFits() {
 				break
@@ -380,6 +400,19 @@ func (c *columnWriter) dictFits() bool {
 		size = c.dba.DictSize()
 	}
 	return int64(size)+c.g.dictBytes <= int64(c.cfg.dictPageSize)
+}
+
+// dictSize returns the PLAIN size of the dictionary so far.
+func (c *columnWriter) dictSize() int {
+	switch c.phys {
+	case format.Type_INT32, format.Type_FLOAT:
+		return c.d32.DictSize()
+	case format.Type_INT64, format.Type_DOUBLE:
+		return c.d64.DictSize()
+	case format.Type_INT96:
+		return c.d96.DictSize()
+	}
+	return c.dba.DictSize()
 }
 
 // pageBytes estimates the size of the current page before compression.
@@ -439,6 +472,7 @@ func (c *columnWriter) appendPiece(rows int) {
 	c.pageRows += rows
 	c.pageStats.nulls += int64(numLevels - g.n)
 	c.pageUnencoded += g.unencoded
+	c.pageRaw += g.dictBytes
 	c.encodeValues()
 	c.updateStats()
 }
@@ -527,351 +561,6 @@ func (c *columnWriter) encodeValues() {
 			c.plain = pagecodec.AppendPlainFixedLenByteArray(c.plain, g.fixed)
 		}
 	}
-}
-
-// updateStats adds the gathered values to the page statistics and the
-// bloom filter.
-func (c *columnWriter) updateStats() {
-	g := &c.g
-	if g.n == 0 {
-		return
-	}
-	st := &c.pageStats
-	bf := c.bloom
-	switch c.phys {
-	case format.Type_BOOLEAN:
-		st.updateBool(g.bits, g.bitOff, g.n)
-	case format.Type_INT32:
-		st.updateInt32(g.i32)
-		if bf != nil {
-			bf.insertInt32(g.i32)
-		}
-	case format.Type_INT64:
-		st.updateInt64(g.i64)
-		if bf != nil {
-			bf.insertInt64(g.i64)
-		}
-	case format.Type_FLOAT:
-		st.updateFloat(g.f32)
-		if bf != nil {
-			bf.insertFloat(g.f32)
-		}
-	case format.Type_DOUBLE:
-		st.updateDouble(g.f64)
-		if bf != nil {
-			bf.insertDouble(g.f64)
-		}
-	case format.Type_INT96:
-		if bf != nil {
-			for i := range g.i96 {
-				bf.insert(xxhash64(g.i96[i][:]))
-			}
-		}
-	case format.Type_BYTE_ARRAY:
-		st.updateByteArray(g.offs, g.data)
-		if bf != nil {
-			bf.insertByteArray(g.offs, g.data)
-		}
-	case format.Type_FIXED_LEN_BYTE_ARRAY:
-		st.updateFixed(g.fixed, c.width)
-		if bf != nil {
-			bf.insertFixed(g.fixed, c.width)
-		}
-	}
-}
-
-// flushPage writes the current page, if it has levels, to the chunk.
-func (c *columnWriter) flushPage() error {
-	if c.pageLevels == 0 {
-		return nil
-	}
-	ch := &c.chunk
-	enc := c.cfg.encoding.format()
-	body := c.body[:0]
-	switch {
-	case c.pageValues == 0:
-		enc = format.Encoding_PLAIN // nothing to encode: no dictionary needed
-	case c.dict:
-		enc = format.Encoding_RLE_DICTIONARY
-		switch c.phys {
-		case format.Type_INT32, format.Type_FLOAT:
-			body = c.d32.AppendIndices(body)
-		case format.Type_INT64, format.Type_DOUBLE:
-			body = c.d64.AppendIndices(body)
-		case format.Type_INT96:
-			body = c.d96.AppendIndices(body)
-		default:
-			body = c.dba.AppendIndices(body)
-		}
-	default:
-		switch c.cfg.encoding {
-		case DeltaBinaryPacked:
-			body = c.dbp.AppendTo(body)
-		case DeltaLengthByteArray:
-			body = c.dlba.AppendTo(body)
-		case DeltaByteArray:
-			body = c.dbae.AppendTo(body)
-		case ByteStreamSplit:
-			body = c.bss.AppendTo(body)
-		case RLE:
-			body = c.boolRLE.AppendTo(body)
-		default:
-			if c.phys == format.Type_BOOLEAN {
-				body = append(body, c.boolPlain.Bytes()...)
-			} else {
-				body = append(body, c.plain...)
-			}
-		}
-	}
-	c.body = body
-	var rep, def []byte
-	if c.col.MaxRep > 0 {
-		rep = c.repEnc.Finish()
-	}
-	if c.col.MaxDef > 0 {
-		def = c.defEnc.Finish()
-	}
-	var hdrStats *format.Statistics
-	if c.cfg.stats {
-		hdrStats = c.pageStats.statistics(c.phys, c.cfg.truncLen, true)
-	}
-	offset := len(ch.pages)
-	var wp pagecodec.WrittenPage
-	var err error
-	pageType := format.PageType_DATA_PAGE
-	if c.cfg.v2 {
-		pageType = format.PageType_DATA_PAGE_V2
-		ch.pages, wp, err = c.pw.AppendDataPageV2(ch.pages, &pagecodec.DataPageV2{
-			NumLevels: c.pageLevels, NumNulls: c.pageLevels - c.pageValues, NumRows: c.pageRows,
-			// pagecodec marks an empty values section compressed without
-			// compressing it; some readers (hyparquet) then fail to
-			// decompress zero bytes. Store it uncompressed.
-			Uncompressed: len(body) == 0,
-			Encoding: enc, RepetitionLevels: rep, DefinitionLevels: def, Values: body, Statistics: hdrStats,
-		})
-	} else {
-		ch.pages, wp, err = c.pw.AppendDataPageV1(ch.pages, &pagecodec.DataPageV1{
-			NumLevels: c.pageLevels, Encoding: enc, RepetitionLevels: rep, DefinitionLevels: def, Values: body, Statistics: hdrStats,
-		})
-	}
-	if err != nil {
-		return err
-	}
-	ch.uncompressed += int64(wp.HeaderSize + wp.UncompressedSize)
-	ch.encStats[[2]int32{int32(pageType), int32(enc)}]++
-	addEncoding(&ch.encodings, enc)
-	if c.cfg.pageIndex {
-		loc := pageLoc{
-			offset: int64(offset), size: int32(wp.HeaderSize + wp.CompressedSize), firstRow: ch.rows,
-			nullPage: c.pageValues == 0, nulls: c.pageStats.nulls, nans: c.pageStats.nans, unencoded: c.pageUnencoded,
-		}
-		if c.col.MaxDef > 0 {
-			loc.defHist = append([]int64(nil), c.pageDefHist...)
-		}
-		if c.col.MaxRep > 0 {
-			loc.repHist = append([]int64(nil), c.pageRepHist...)
-		}
-		if !loc.nullPage {
-			lo, hi, _, _ := c.pageStats.encode(c.phys, c.cfg.truncLen)
-			if lo == nil || hi == nil {
-				ch.indexOK = false
-			}
-			loc.min, loc.max = lo, hi
-		}
-		ch.locs = append(ch.locs, loc)
-	}
-	ch.rows += int64(c.pageRows)
-	ch.levels += int64(c.pageLevels)
-	ch.unencoded += c.pageUnencoded
-	for i, v := range c.pageDefHist {
-		ch.defHist[i] += v
-	}
-	for i, v := range c.pageRepHist {
-		ch.repHist[i] += v
-	}
-	ch.stats.merge(&c.pageStats)
-	c.resetPage()
-	return nil
-}
-
-func addEncoding(list *[]format.Encoding, e format.Encoding) {
-	for _, x := range *list {
-		if x == e {
-			return
-		}
-	}
-	*list = append(*list, e)
-}
-
-// bufferedBytes estimates the bytes the chunk will take in the file.
-func (c *columnWriter) bufferedBytes() int64 {
-	n := int64(len(c.chunk.pages) + c.pageBytes())
-	if c.dictUsed {
-		switch c.phys {
-		case format.Type_INT32, format.Type_FLOAT:
-			n += int64(c.d32.DictSize())
-		case format.Type_INT64, format.Type_DOUBLE:
-			n += int64(c.d64.DictSize())
-		case format.Type_INT96:
-			n += int64(c.d96.DictSize())
-		default:
-			n += int64(c.dba.DictSize())
-		}
-	}
-	return n
-}
-
-// dictPage appends the dictionary page of the chunk to dst, if the chunk
-// used its dictionary.
-func (c *columnWriter) dictPage(dst []byte) ([]byte, pagecodec.WrittenPage, error) {
-	if !c.dictUsed {
-		return dst, pagecodec.WrittenPage{}, nil
-	}
-	body := c.body[:0]
-	var n int
-	switch c.phys {
-	case format.Type_INT32, format.Type_FLOAT:
-		body, n = c.d32.AppendDictPage(body), c.d32.DictLen()
-	case format.Type_INT64, format.Type_DOUBLE:
-		body, n = c.d64.AppendDictPage(body), c.d64.DictLen()
-	case format.Type_INT96:
-		body, n = c.d96.AppendDictPage(body), c.d96.DictLen()
-	default:
-		body, n = c.dba.AppendDictPage(body), c.dba.DictLen()
-	}
-	c.body = body
-	return c.pw.AppendDictionaryPage(dst, &pagecodec.DictionaryPage{NumValues: n, Values: body})
-}
-
-// finishChunk flushes the last page and writes the chunk (dictionary page
-// first) at file offset off. It returns the ColumnChunk and the page
-// indexes (nil when not written).
-func (c *columnWriter) finishChunk(w *countWriter, scratch []byte) (*format.ColumnChunk, *format.ColumnIndex, *format.OffsetIndex, []byte, error) {
-	if err := c.flushPage(); err != nil {
-		return nil, nil, nil, scratch, err
-	}
-	ch := &c.chunk
-	start := w.n
-	dict, dwp, err := c.dictPage(scratch[:0])
-	if err != nil {
-		return nil, nil, nil, dict, err
-	}
-	if err := w.write(dict); err != nil {
-		return nil, nil, nil, dict, err
-	}
-	dataStart := w.n
-	if err := w.write(ch.pages); err != nil {
-		return nil, nil, nil, dict, err
-	}
-	md := &format.ColumnMetaData{
-		Type:                  c.phys,
-		PathInSchema:          c.col.Path,
-		Codec:                 c.cfg.codec,
-		NumValues:             ch.levels,
-		TotalUncompressedSize: ch.uncompressed,
-		TotalCompressedSize:   w.n - start,
-		DataPageOffset:        dataStart,
-	}
-	if len(dict) > 0 {
-		md.DictionaryPageOffset = ptrTo(start)
-		md.TotalUncompressedSize += int64(dwp.HeaderSize + dwp.UncompressedSize)
-		md.Encodings = append(md.Encodings, format.Encoding_PLAIN)
-		md.EncodingStats = append(md.EncodingStats, &format.PageEncodingStats{PageType: format.PageType_DICTIONARY_PAGE, Encoding: format.Encoding_PLAIN, Count: 1})
-	}
-	if c.col.MaxDef > 0 || c.col.MaxRep > 0 {
-		md.Encodings = append(md.Encodings, format.Encoding_RLE)
-	}
-	for _, e := range ch.encodings {
-		if !(e == format.Encoding_PLAIN && len(dict) > 0) && !(e == format.Encoding_RLE && (c.col.MaxDef > 0 || c.col.MaxRep > 0)) {
-			md.Encodings = append(md.Encodings, e)
-		}
-	}
-	for _, pt := range []format.PageType{format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2} {
-		for _, e := range ch.encodings {
-			if n := ch.encStats[[2]int32{int32(pt), int32(e)}]; n > 0 {
-				md.EncodingStats = append(md.EncodingStats, &format.PageEncodingStats{PageType: pt, Encoding: e, Count: n})
-			}
-		}
-	}
-	if c.cfg.stats {
-		md.Statistics = ch.stats.statistics(c.phys, c.cfg.truncLen, true)
-	}
-	if c.cfg.sizeStats {
-		ss := &format.SizeStatistics{}
-		if c.phys == format.Type_BYTE_ARRAY {
-			ss.UnencodedByteArrayDataBytes = ptrTo(ch.unencoded)
-		}
-		if c.col.MaxDef > 0 {
-			ss.DefinitionLevelHistogram = append([]int64(nil), ch.defHist...)
-		}
-		if c.col.MaxRep > 0 {
-			ss.RepetitionLevelHistogram = append([]int64(nil), ch.repHist...)
-		}
-		md.SizeStatistics = ss
-	}
-	cc := &format.ColumnChunk{FileOffset: start, MetaData: md}
-	var ci *format.ColumnIndex
-	var oi *format.OffsetIndex
-	if c.cfg.pageIndex && len(ch.locs) > 0 {
-		oi = &format.OffsetIndex{}
-		for _, l := range ch.locs {
-			oi.PageLocations = append(oi.PageLocations, &format.PageLocation{Offset: dataStart + l.offset, CompressedPageSize: l.size, FirstRowIndex: l.firstRow})
-			if c.phys == format.Type_BYTE_ARRAY && c.cfg.sizeStats {
-				oi.UnencodedByteArrayDataBytes = append(oi.UnencodedByteArrayDataBytes, l.unencoded)
-			}
-		}
-		if ch.indexOK && c.pageStats.kind != cmpNone {
-			ci = c.columnIndex()
-		}
-	}
-	return cc, ci, oi, dict, nil
-}
-
-// columnIndex builds the ColumnIndex of the chunk's pages.
-func (c *columnWriter) columnIndex() *format.ColumnIndex {
-	ch := &c.chunk
-	kind := c.pageStats.kind
-	ci := &format.ColumnIndex{}
-	isFloat := kind == cmpFloat || kind == cmpDouble || kind == cmpFloat16
-	asc, desc := true, true
-	var prev *pageLoc
-	for i := range ch.locs {
-		l := &ch.locs[i]
-		ci.NullPages = append(ci.NullPages, l.nullPage)
-		ci.NullCounts = append(ci.NullCounts, l.nulls)
-		if isFloat {
-			ci.NanCounts = append(ci.NanCounts, l.nans)
-		}
-		if l.nullPage {
-			ci.MinValues = append(ci.MinValues, []byte{})
-			ci.MaxValues = append(ci.MaxValues, []byte{})
-		} else {
-			ci.MinValues = append(ci.MinValues, l.min)
-			ci.MaxValues = append(ci.MaxValues, l.max)
-			if prev != nil {
-				if compareEncoded(kind, l.min, prev.min) < 0 || compareEncoded(kind, l.max, prev.max) < 0 {
-					asc = false
-				}
-				if compareEncoded(kind, l.min, prev.min) > 0 || compareEncoded(kind, l.max, prev.max) > 0 {
-					desc = false
-				}
-			}
-			prev = l
-		}
-		if c.cfg.sizeStats {
-			ci.DefinitionLevelHistograms = append(ci.DefinitionLevelHistograms, l.defHist...)
-			ci.RepetitionLevelHistograms = append(ci.RepetitionLevelHistograms, l.repHist...)
-		}
-	}
-	switch {
-	case asc:
-		ci.BoundaryOrder = format.BoundaryOrder_ASCENDING
-	case desc:
-		ci.BoundaryOrder = format.BoundaryOrder_DESCENDING
-	default:
-		ci.BoundaryOrder = format.BoundaryOrder_UNORDERED
-	}
-	return ci
 }
 
 // appendDeltaInt32 adds INT32 values to the DELTA_BINARY_PACKED encoder

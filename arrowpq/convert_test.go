@@ -5,6 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/typemap"
 )
 
 func int96(julianDay int32, nanos int64) []byte {
@@ -167,5 +172,21 @@ func TestShortDecimalsMatchGeneral(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDateToDate64 widens before scaling: days × 86,400,000 needs 64 bits
+// for any date more than 24 days from the epoch (a bug the writer's tests
+// found).
+func TestDateToDate64(t *testing.T) {
+	d := &denseValues{physical: format.Type_INT32, i32: []int32{20000, -719162}, n: 2}
+	conv := typemap.Conversion{Kind: typemap.Scale, Physical: format.Type_INT32, Mul: 86_400_000, Div: 1}
+	out, err := convertDense(conv, arrow.FixedWidthTypes.Date64, d, 8, arrow.Nanosecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := arrow.Int64Traits.CastFromBytes(out)
+	if got[0] != 20000*86_400_000 || got[1] != -719162*86_400_000 {
+		t.Errorf("got %v", got)
 	}
 }

@@ -227,10 +227,15 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 // and shared by every batch of the chunk.
 func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arrow.DictionaryType, s slots) (arrow.Array, error) {
 	if lr.dictArray == nil {
-		var err error
-		lr.dictArray, err = buildLeaf(fr.mem, f.Conv, dt.ValueType, &lr.dict.denseValues, slots{n: lr.dict.n}, fr.int96)
-		if err != nil {
-			return nil, fmt.Errorf("dictionary: %w", err)
+		if !lr.hasDict {
+			// A chunk without a dictionary page (all null): an empty dictionary.
+			lr.dictArray = array.MakeArrayOfNull(fr.mem, dt.ValueType, 0)
+		} else {
+			var err error
+			lr.dictArray, err = buildLeaf(fr.mem, f.Conv, dt.ValueType, &lr.dict.denseValues, slots{n: lr.dict.n}, fr.int96)
+			if err != nil {
+				return nil, fmt.Errorf("dictionary: %w", err)
+			}
 		}
 	}
 	d := &lr.dense

@@ -132,6 +132,20 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 	case typemap.Scale:
 		switch d.physical {
 		case format.Type_INT32:
+			if width == 8 {
+				// Widen first (DATE days → Date64 milliseconds): the
+				// product needs 64 bits.
+				wide := make([]int64, n)
+				castInts(wide, d.i32[:n])
+				if conv.Mul > 1 {
+					if err := scaleUp(wide, wide, conv.Mul); err != nil {
+						return nil, err
+					}
+				} else {
+					scaleDown(wide, wide, conv.Div)
+				}
+				return int64Bytes(wide), nil
+			}
 			vals := make([]int32, n)
 			if conv.Mul > 1 {
 				if err := scaleUp(vals, d.i32[:n], conv.Mul); err != nil {
@@ -139,13 +153,6 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 				}
 			} else {
 				scaleDown(vals, d.i32[:n], conv.Div)
-			}
-			if width == 8 {
-				wide := make([]int64, n)
-				for i, v := range vals {
-					wide[i] = int64(v)
-				}
-				return int64Bytes(wide), nil
 			}
 			return int32Bytes(vals), nil
 		case format.Type_INT64:

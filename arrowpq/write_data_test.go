@@ -208,6 +208,12 @@ func genColumns(t testing.TB, mem memory.Allocator, n int, seed uint64) []testCo
 	add("mdn", arrow.FixedWidthTypes.MonthDayNanoInterval, func(b array.Builder, i int) {
 		b.(*array.MonthDayNanoIntervalBuilder).Append(arrow.MonthDayNanoInterval{Months: int32(r.IntN(30)), Days: int32(r.IntN(40)), Nanoseconds: r.Int64N(1e8) * 1e6})
 	})
+	add("ym", arrow.FixedWidthTypes.MonthInterval, func(b array.Builder, i int) {
+		b.(*array.MonthIntervalBuilder).Append(arrow.MonthInterval(r.IntN(500)))
+	})
+	add("dt", arrow.FixedWidthTypes.DayTimeInterval, func(b array.Builder, i int) {
+		b.(*array.DayTimeIntervalBuilder).Append(arrow.DayTimeInterval{Days: int32(r.IntN(400)), Milliseconds: int32(r.IntN(86400000))})
+	})
 	add("lst", arrow.ListOf(arrow.PrimitiveTypes.Int32), func(b array.Builder, i int) {
 		lb := b.(*array.ListBuilder)
 		lb.Append(true)

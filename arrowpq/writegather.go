@@ -30,6 +30,8 @@ type gathered struct {
 	bits   []byte
 	bitOff int
 
+	unordered bool // idx are dictionary indices that are not one run
+
 	rawBytes  int64 // PLAIN size of the values, for piece sizing
 	dictBytes int64 // worst-case growth of a dictionary by these values
 	unencoded int64 // BYTE_ARRAY bytes without length prefixes
@@ -61,6 +63,23 @@ func contiguous(idx []int64) bool {
 	return len(idx) > 0 && idx[len(idx)-1]-idx[0] == int64(len(idx)-1)
 }
 
+// contig reports whether idx is one run of the values array.
+func (g *gathered) contig(idx []int64) bool { return !g.unordered && contiguous(idx) }
+
+// contiguousAny is contiguous for indices in any order (dictionary
+// indices), checking every step.
+func contiguousAny(idx []int64) bool {
+	if len(idx) == 0 {
+		return false
+	}
+	for i := 1; i < len(idx); i++ {
+		if idx[i] != idx[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}
+
 func grown[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n, n+n/4)
@@ -78,8 +97,8 @@ func gatherConv[D, S int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | ui
 	return dst
 }
 
-func view[T any](scratch *[]T, src []T, idx []int64) []T {
-	if contiguous(idx) {
+func view[T any](contig bool, scratch *[]T, src []T, idx []int64) []T {
+	if contig {
 		return src[idx[0] : idx[len(idx)-1]+1]
 	}
 	d := grown(*scratch, len(idx))
@@ -120,6 +139,7 @@ func (c *columnWriter) gather() error {
 	idx := c.shred.ValueIndices()
 	g.n = len(idx)
 	g.rawBytes, g.dictBytes, g.unencoded = 0, 0, 0
+	g.unordered = false
 	if g.n == 0 || c.conv.Kind == typemap.Null {
 		g.n = 0
 		return nil
@@ -152,6 +172,7 @@ func (c *columnWriter) gather() error {
 			return err
 		}
 		idx = g.sidx
+		g.unordered = !contiguousAny(idx)
 		// The dictionary itself may hold nulls; they are written as nulls
 		// only if the levels say so, so a null dictionary entry referenced
 		// by a valid index is invalid here.
@@ -169,7 +190,7 @@ func (c *columnWriter) gather() error {
 	switch c.phys {
 	case format.Type_BOOLEAN:
 		bits := bufferBytes(d, 1)
-		if contiguous(idx) {
+		if g.contig(idx) {
 			g.bits, g.bitOff = bits, d.Offset()+int(idx[0])
 		} else {
 			nb := (len(idx) + 7) / 8
@@ -192,11 +213,11 @@ func (c *columnWriter) gather() error {
 		return c.gatherInt64(arr, idx)
 	case format.Type_FLOAT:
 		g.rawBytes, g.dictBytes = 4*n, 4*n
-		g.f32 = view(&g.sf32, typed(arrow.Float32Traits.CastFromBytes, d), idx)
+		g.f32 = view(g.contig(idx), &g.sf32, typed(arrow.Float32Traits.CastFromBytes, d), idx)
 		return nil
 	case format.Type_DOUBLE:
 		g.rawBytes, g.dictBytes = 8*n, 8*n
-		g.f64 = view(&g.sf64, typed(arrow.Float64Traits.CastFromBytes, d), idx)
+		g.f64 = view(g.contig(idx), &g.sf64, typed(arrow.Float64Traits.CastFromBytes, d), idx)
 		return nil
 	case format.Type_INT96:
 		g.rawBytes, g.dictBytes = 12*n, 12*n
@@ -240,7 +261,7 @@ func (c *columnWriter) gatherInt32(arr arrow.Array, idx []int64) error {
 	d := arr.Data()
 	switch c.conv.Kind {
 	case typemap.Identity:
-		g.i32 = view(&g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+		g.i32 = view(g.contig(idx), &g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
 		return nil
 	case typemap.IntCast:
 		switch arr.DataType().ID() {
@@ -296,7 +317,7 @@ func (c *columnWriter) gatherInt64(arr arrow.Array, idx []int64) error {
 	d := arr.Data()
 	switch c.conv.Kind {
 	case typemap.Identity, typemap.IntCast:
-		g.i64 = view(&g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		g.i64 = view(g.contig(idx), &g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
 		return nil
 	case typemap.Scale:
 		g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
@@ -356,7 +377,7 @@ func (c *columnWriter) gatherFixed(arr arrow.Array, idx []int64) error {
 		if sw != w {
 			return fmt.Errorf("fixed size binary of width %d for FIXED_LEN_BYTE_ARRAY(%d): %w", sw, w, metadata.ErrUnsupported)
 		}
-		if contiguous(idx) {
+		if g.contig(idx) {
 			g.fixed = raw[(off+idx[0])*w : (off+idx[len(idx)-1]+1)*w]
 			return nil
 		}
@@ -433,7 +454,7 @@ func (c *columnWriter) gatherByteArray(arr arrow.Array, idx []int64) error {
 	case *array.String, *array.Binary:
 		offs := arrow.Int32Traits.CastFromBytes(bufferBytes(d, 1))
 		data := bufferBytes(d, 2)
-		if contiguous(idx) {
+		if g.contig(idx) {
 			g.offs, g.data = offs[off+idx[0]:off+idx[len(idx)-1]+2], data
 		} else {
 			total := int64(0)

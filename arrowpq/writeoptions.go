@@ -198,6 +198,9 @@ func (t Toggle) or(def bool) bool {
 // ColumnOptions are the options of one leaf column; zero fields take the
 // value of the [WriteOptions] field of the same name.
 type ColumnOptions struct {
+	// Compression, when not nil, overrides the codec (a pointer, because
+	// the zero Compression is Snappy); CompressionLevel, when not zero, the
+	// level.
 	Compression      *Compression
 	CompressionLevel int
 	// Dictionary turns dictionary encoding on or off.
@@ -268,8 +271,12 @@ type WriteOptions struct {
 	// ("a.list.element") or by the name of a top-level field, which then
 	// applies to all its leaves.
 	Columns map[string]ColumnOptions
+	// Parallelism is the number of columns encoded at once. Zero means
+	// GOMAXPROCS; 1 encodes on the calling goroutine.
+	Parallelism int
 	// Allocator allocates the buffered pages of the current row group;
-	// nil means memory.DefaultAllocator.
+	// nil means memory.DefaultAllocator. With Parallelism other than 1 it
+	// is called from several goroutines.
 	Allocator memory.Allocator
 }
 

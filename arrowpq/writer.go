@@ -7,10 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
@@ -38,14 +42,17 @@ type Writer struct {
 	opts     WriteOptions
 	cols     []*columnWriter
 	top      []int // per column writer: its top-level field
+	mem      memory.Allocator
 
-	rowGroups []*format.RowGroup
-	indexes   []chunkIndex
-	rgRows    int64
-	numRows   int64
-	scratch   []byte
-	err       error
-	closed    bool
+	rowGroups   []*format.RowGroup
+	indexes     []chunkIndex
+	rgRows      int64
+	buffered    int64   // bytes buffered for the row group
+	bytesPerRow float64 // buffered bytes per row, for step sizes
+	numRows     int64
+	scratch     []byte
+	err         error
+	closed      bool
 
 	// CreateFile's temporary file and target.
 	file     *os.File
@@ -74,8 +81,9 @@ func (c *countWriter) write(b []byte) error {
 
 // NewWriter returns a Writer of Parquet data with the given Arrow schema to
 // w. opts may be nil for the defaults. An Arrow type that Parquet cannot
-// store is an error naming the field. The Writer writes the leading magic
-// at once and everything else on Write and Close; it does not close w.
+// store is an error naming the field. Output is buffered: w sees the
+// row groups as they complete and the rest on Close, which does not close
+// w.
 func NewWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
 	wr, err := newWriter(w, schema, opts)
 	if err != nil {
@@ -98,13 +106,16 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	if err := opts.checkColumns(m.Schema); err != nil {
 		return nil, writeError(err)
 	}
-	wr := &Writer{out: &countWriter{w: bufio.NewWriterSize(w, 1<<20)}, schema: schema, manifest: m, opts: *opts}
+	wr := &Writer{out: &countWriter{w: bufio.NewWriterSize(w, 1<<20)}, schema: schema, manifest: m, opts: *opts, mem: opts.Allocator}
+	if wr.mem == nil {
+		wr.mem = memory.DefaultAllocator
+	}
 	for i, col := range m.Schema.Columns {
 		cfg, err := opts.resolve(col)
 		if err != nil {
 			return nil, writeError(err)
 		}
-		cw, err := newColumnWriter(col, m.Leaves[i], cfg)
+		cw, err := newColumnWriter(col, m.Leaves[i], cfg, wr.mem)
 		if err != nil {
 			e := writeError(err)
 			e.Column = col.DottedPath
@@ -139,7 +150,14 @@ func writeError(err error) *Error {
 // file is removed and path is left as it was.
 func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes it private
+	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
 		e := newError("write", err)
 		e.Path = path
 		return nil, e
@@ -178,7 +196,7 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 		return w.err
 	}
 	if w.closed {
-		return w.fail(errClosed)
+		return newError("write", errClosed)
 	}
 	if !rec.Schema().Equal(w.schema) {
 		return w.fail(fmt.Errorf("record batch schema %s differs from the writer's %s", rec.Schema(), w.schema))
@@ -192,7 +210,7 @@ func (w *Writer) WriteTable(tbl arrow.Table) error {
 		return w.err
 	}
 	if w.closed {
-		return w.fail(errClosed)
+		return newError("write", errClosed)
 	}
 	if !tbl.Schema().Equal(w.schema) {
 		return w.fail(fmt.Errorf("table schema %s differs from the writer's %s", tbl.Schema(), w.schema))
@@ -229,12 +247,22 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 	if maxBytes <= 0 {
 		maxBytes = DefaultRowGroupBytes
 	}
+	// The arrays belong to the caller once Write returns.
+	defer func() {
+		for _, cw := range w.cols {
+			cw.unbind()
+		}
+	}()
 	for start := 0; start < numRows; {
 		n := int(min(int64(numRows-start), maxRows-w.rgRows, rowStep))
-		for _, cw := range w.cols {
-			if err := cw.writeRows(start, n); err != nil {
-				return w.colFail(cw, err)
-			}
+		// Steps end near the byte limit, by the bytes per row so far.
+		if w.bytesPerRow > 0 {
+			n = min(n, max(1, int(float64(maxBytes-w.buffered)/w.bytesPerRow)+1))
+		} else {
+			n = min(n, 1024)
+		}
+		if err := w.writeRowsAll(start, n); err != nil {
+			return err
 		}
 		start += n
 		w.rgRows += int64(n)
@@ -242,10 +270,56 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 		for _, cw := range w.cols {
 			buffered += cw.bufferedBytes()
 		}
+		w.buffered = buffered
+		w.bytesPerRow = float64(buffered) / float64(w.rgRows)
 		if w.rgRows >= maxRows || buffered >= maxBytes {
+			w.buffered = 0
 			if err := w.flushRowGroup(); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// writeRowsAll writes rows [start, start+n) of every column, spreading the
+// columns over up to Parallelism goroutines. Each column writer has its own
+// state, and the chunks are written in column order at the end of the row
+// group, so the file does not depend on the schedule.
+func (w *Writer) writeRowsAll(start, n int) error {
+	par := w.opts.Parallelism
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	par = min(par, len(w.cols))
+	if par <= 1 {
+		for _, cw := range w.cols {
+			if err := cw.writeRows(start, n); err != nil {
+				return w.colFail(cw, err)
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(w.cols))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range par {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(w.cols) {
+					return
+				}
+				errs[i] = w.cols[i].writeRows(start, n)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return w.colFail(w.cols[i], err)
 		}
 	}
 	return nil
@@ -318,6 +392,9 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	err := w.finish()
+	for _, cw := range w.cols {
+		cw.chunk.free(w.mem)
+	}
 	if w.file != nil {
 		cerr := w.file.Close()
 		if err == nil && cerr != nil {

@@ -11,11 +11,11 @@ import (
 )
 
 const (
-	xxPrime1 uint64 = 11400714785593034177
-	xxPrime2 uint64 = 14029467366897019727
-	xxPrime3 uint64 = 1609587929392839161
-	xxPrime4 uint64 = 9650029242287828579
-	xxPrime5 uint64 = 2870177450012600261
+	xxPrime1 uint64 = 0x9E3779B185EBCA87
+	xxPrime2 uint64 = 0xC2B2AE3D27D4EB4F
+	xxPrime3 uint64 = 0x165667B19E3779F9
+	xxPrime4 uint64 = 0x85EBCA77C2B2AE63
+	xxPrime5 uint64 = 0x27D4EB2F165667C5
 )
 
 func xxRound(acc, input uint64) uint64 {
