@@ -13,10 +13,15 @@ import (
 // Engines are the independent readers behind dump.mjs.
 var Engines = []string{"duckdb", "hyparquet", "parquetwasm"}
 
-// Dir is ../shared/oracle as seen from a package directory of this module.
+// Dir is ../shared/oracle beside the repository, with symlinks resolved:
+// dump.mjs runs its command line only when started by its real path.
 func Dir() string {
 	_, here, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "oracle")
+	dir := filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "oracle")
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }
 
 // ErrNotInstalled says that setup.sh has not been run (CI runs it).
