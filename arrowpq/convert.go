@@ -244,22 +244,32 @@ func intervalToMonthDayNano(dst []byte, src []byte) error {
 
 // decimalsFromShortBigEndian converts big-endian two's complement values of
 // in (≤ 8) bytes each into little-endian decimals of out (≥ 8) bytes,
-// sign-extended. Such values always fit.
+// sign-extended. Such values always fit. Each value is one 64-bit load
+// ending at its last byte (the bytes before it are shifted out).
 func decimalsFromShortBigEndian(dst, src []byte, in, out int) {
 	n := len(src) / in
 	shift := uint(64 - 8*in)
-	for i := 0; i < n; i++ {
-		s := src[i*in : i*in+in : i*in+in]
+	i := 0
+	// The first values may start less than 8 bytes into src.
+	for ; i < n && i*in+in < 8; i++ {
 		var u uint64
-		for _, b := range s {
+		for _, b := range src[i*in : i*in+in] {
 			u = u<<8 | uint64(b)
 		}
-		v := int64(u<<shift) >> shift // sign-extend from in bytes
-		d := dst[i*out : i*out+out : i*out+out]
-		binary.LittleEndian.PutUint64(d, uint64(v))
-		fill := byte(uint64(v>>63) & 0xff)
-		for j := 8; j < out; j++ {
-			d[j] = fill
-		}
+		putDecimal64(dst[i*out:i*out+out], int64(u<<shift)>>shift)
+	}
+	for ; i < n; i++ {
+		end := i*in + in
+		u := binary.BigEndian.Uint64(src[end-8 : end])
+		putDecimal64(dst[i*out:i*out+out], int64(u<<shift)>>shift)
+	}
+}
+
+// putDecimal64 writes v as a little-endian decimal of len(d) ≥ 8 bytes.
+func putDecimal64(d []byte, v int64) {
+	binary.LittleEndian.PutUint64(d, uint64(v))
+	fill := byte(uint64(v>>63) & 0xff)
+	for j := 8; j < len(d); j++ {
+		d[j] = fill
 	}
 }

@@ -50,6 +50,34 @@ func datasetRecord(b testing.TB, name string) arrow.RecordBatch {
 	return rec
 }
 
+type datasetFact struct{ rows, bytes int64 }
+
+var facts = map[string]datasetFact{}
+
+// readInputs writes the dataset's files for every codec (once), records its
+// row count and Arrow size, and then drops the in-memory record, so that a
+// read benchmark's heap holds only what the reader holds.
+func readInputs(b testing.TB, name string) datasetFact {
+	recordCacheMu.Lock()
+	f, ok := facts[name]
+	recordCacheMu.Unlock()
+	if ok {
+		return f
+	}
+	for _, codec := range benchCodecs {
+		pqarrowFile(b, name, codec)
+	}
+	rec := datasetRecord(b, name)
+	f = datasetFact{rows: rec.NumRows(), bytes: arrowBytes(rec)}
+	recordCacheMu.Lock()
+	facts[name] = f
+	delete(recordCache, name)
+	recordCacheMu.Unlock()
+	rec.Release()
+	runtime.GC()
+	return f
+}
+
 // arrowBytes is the size of the Arrow data of rec: the sum of its buffers,
 // the figure b.SetBytes reports for reads and writes.
 func arrowBytes(rec arrow.RecordBatch) int64 {
@@ -81,15 +109,19 @@ func dataBytes(d arrow.ArrayData) int64 {
 // writer and the given codec, dictionary encoding on (its default), and
 // returns the path. Both readers read this same file.
 func pqarrowFile(b testing.TB, name string, codec compress.Compression) string {
-	rec := datasetRecord(b, name)
+	d, ok := DatasetByName(name)
+	if !ok {
+		b.Fatalf("no dataset %q", name)
+	}
 	dir := filepath.Join(os.TempDir(), "arrowpq-bench")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%d-%s.parquet", name, rec.NumRows(), codec))
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d-%s.parquet", name, d.ScaledRows(), codec))
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
+	rec := datasetRecord(b, name)
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
