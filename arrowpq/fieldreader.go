@@ -336,9 +336,7 @@ func (fr *fieldReader) buildNested(numRows int) (arrow.Array, error) {
 		if lr.col.MaxRep == 0 {
 			continue
 		}
-		if err := lr.assemble(); err != nil {
-			return nil, err
-		}
+		lr.asm.Finish()
 	}
 	return fr.build(fr.field, numRows)
 }

@@ -95,35 +95,31 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 	return l
 }
 
-// assemble runs the batch's levels through the column's levels.Assembler,
-// created on first use.
-func (l *leafReader) assemble() error {
-	if l.asm == nil {
-		reps := make([]levels.Repetition, len(l.pathIndex))
-		for n, i := range l.pathIndex {
-			switch n.Repetition {
-			case metadata.Optional:
-				reps[i] = levels.Optional
-			case metadata.Repeated:
-				reps[i] = levels.Repeated
-			case metadata.Required:
-				reps[i] = levels.Required
-			default:
-				return l.wrap(fmt.Errorf("repetition %v: %w", n.Repetition, pagecodec.ErrUnsupported))
-			}
-		}
-		p, err := levels.NewPath(reps)
-		if err != nil {
-			return l.wrap(err)
-		}
-		if l.asm, err = levels.NewAssembler(p, nil); err != nil {
-			return l.wrap(err)
+// ensureAssembler creates the column's levels.Assembler on first use.
+func (l *leafReader) ensureAssembler() error {
+	if l.asm != nil {
+		return nil
+	}
+	reps := make([]levels.Repetition, len(l.pathIndex))
+	for n, i := range l.pathIndex {
+		switch n.Repetition {
+		case metadata.Optional:
+			reps[i] = levels.Optional
+		case metadata.Repeated:
+			reps[i] = levels.Repeated
+		case metadata.Required:
+			reps[i] = levels.Required
+		default:
+			return l.wrap(fmt.Errorf("repetition %v: %w", n.Repetition, pagecodec.ErrUnsupported))
 		}
 	}
-	if err := l.asm.Append(l.def, l.rep); err != nil {
+	p, err := levels.NewPath(reps)
+	if err != nil {
 		return l.wrap(err)
 	}
-	l.asm.Finish()
+	if l.asm, err = levels.NewAssembler(p, nil); err != nil {
+		return l.wrap(err)
+	}
 	return nil
 }
 
@@ -274,6 +270,17 @@ func growInt16(s []int16, n int) []int16 {
 func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.def, l.rep = l.def[:0], l.rep[:0]
 	l.valid, l.nullCount = l.valid[:0], 0
+	if l.col.MaxRep > 0 {
+		// Repeating columns stream their levels into the assembler piece
+		// by piece (no copy into the batch); an empty Append starts the
+		// batch.
+		if err := l.ensureAssembler(); err != nil {
+			return 0, err
+		}
+		if err := l.asm.Append(nil, nil); err != nil {
+			return 0, l.wrap(err)
+		}
+	}
 	direct := l.dense.direct
 	l.dense.reset(l.col)
 	l.dense.direct = direct
@@ -348,6 +355,12 @@ func (l *leafReader) take(start, end int) error {
 		}
 		l.nullCount += nulls
 		numValues = n - nulls
+	} else if l.col.MaxRep > 0 {
+		before := l.asm.NumValues()
+		if err := l.asm.Append(l.pageDef[start:end], l.pageRep[start:end]); err != nil {
+			return l.wrap(err)
+		}
+		numValues = l.asm.NumValues() - before
 	} else if l.col.MaxDef > 0 {
 		def := l.pageDef[start:end]
 		l.def = append(l.def, def...)
@@ -358,9 +371,6 @@ func (l *leafReader) take(start, end int) error {
 				numValues++
 			}
 		}
-	}
-	if l.col.MaxRep > 0 {
-		l.rep = append(l.rep, l.pageRep[start:end]...)
 	}
 	l.pagePos = end
 	l.numLevels += n
