@@ -181,7 +181,7 @@ func TestShortDecimalsMatchGeneral(t *testing.T) {
 func TestDateToDate64(t *testing.T) {
 	d := &denseValues{physical: format.Type_INT32, i32: []int32{20000, -719162}, n: 2}
 	conv := typemap.Conversion{Kind: typemap.Scale, Physical: format.Type_INT32, Mul: 86_400_000, Div: 1}
-	out, err := convertDense(conv, arrow.FixedWidthTypes.Date64, d, 8, arrow.Nanosecond)
+	out, err := convertDense(make([]byte, 16), conv, arrow.FixedWidthTypes.Date64, d, 8, arrow.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,13 +55,29 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
-	dense, err := convertDense(conv, dt, d, width, int96Unit)
-	if err != nil {
-		return nil, err
-	}
 	values := memory.NewResizableBuffer(mem)
 	values.Resize(s.n * width)
-	spreadFixed(values.Bytes(), dense, width, s)
+	// Without nulls the values convert straight into the Arrow buffer;
+	// with nulls they convert into reused scratch and are spread.
+	noNulls := s.valid == nil || s.nullCount == 0
+	target := values.Bytes()
+	if !noNulls {
+		d.scratch = growBytes(d.scratch, d.n*width)
+		target = d.scratch
+	}
+	dense, err := convertDense(target, conv, dt, d, width, int96Unit)
+	if err != nil {
+		values.Release()
+		releaseBuffers(validBuf)
+		return nil, err
+	}
+	if noNulls {
+		if len(dense) > 0 && &dense[0] != &target[0] {
+			copy(values.Bytes(), dense) // identity: the decoded values themselves
+		}
+	} else {
+		spreadFixed(values.Bytes(), dense, width, s)
+	}
 	return makeArray(dt, s, validBuf, values), nil
 }
 
@@ -101,9 +117,15 @@ func storageWidth(dt arrow.DataType) (int, error) {
 }
 
 // convertDense returns the dense values in the Arrow storage layout, width
-// bytes each, converting them when the conversion asks.
-func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
+// bytes each, converting them when the conversion asks. Converted values
+// are written to dst (at least d.n*width bytes, 8-byte aligned: an Arrow
+// buffer or the leaf's scratch); an identity conversion returns the
+// decoded values themselves without copying.
+func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *denseValues, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
 	n := d.n
+	if len(dst) < n*width {
+		return nil, fmt.Errorf("conversion buffer of %d bytes for %d values of %d: %w", len(dst), n, width, errOutOfRange)
+	}
 	switch conv.Kind {
 	case typemap.Identity:
 		switch d.physical {
@@ -119,7 +141,7 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 			return d.fixed[:n*d.width], checkWidth(width, d.width, dt)
 		}
 	case typemap.IntCast:
-		out := make([]byte, n*width)
+		out := dst[:n*width]
 		switch d.physical {
 		case format.Type_INT32:
 			castToWidth(out, d.i32[:n], width, dt)
@@ -135,7 +157,7 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 			if width == 8 {
 				// Widen first (DATE days → Date64 milliseconds): the
 				// product needs 64 bits.
-				wide := make([]int64, n)
+				wide := arrow.Int64Traits.CastFromBytes(dst[:n*8])
 				castInts(wide, d.i32[:n])
 				if conv.Mul > 1 {
 					if err := scaleUp(wide, wide, conv.Mul); err != nil {
@@ -146,7 +168,7 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 				}
 				return int64Bytes(wide), nil
 			}
-			vals := make([]int32, n)
+			vals := arrow.Int32Traits.CastFromBytes(dst[:n*4])
 			if conv.Mul > 1 {
 				if err := scaleUp(vals, d.i32[:n], conv.Mul); err != nil {
 					return nil, err
@@ -177,7 +199,7 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 			return int64Bytes(vals), nil
 		}
 	case typemap.Int96:
-		vals := make([]int64, n)
+		vals := arrow.Int64Traits.CastFromBytes(dst[:n*8])
 		div := int64(1)
 		switch conv.Unit {
 		case arrow.Microsecond:
@@ -192,7 +214,7 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 		}
 		return int64Bytes(vals), nil
 	case typemap.Decimal:
-		out := make([]byte, n*width)
+		out := dst[:n*width]
 		switch d.physical {
 		case format.Type_INT32:
 			return out, decimalFromInts(out, d.i32[:n], width)
@@ -225,10 +247,10 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 		}
 		switch dt.ID() {
 		case arrow.INTERVAL_MONTH_DAY_NANO:
-			out := make([]byte, n*16)
+			out := dst[:n*16]
 			return out, intervalToMonthDayNano(out, d.fixed[:n*12])
 		case arrow.INTERVAL_DAY_TIME:
-			out := make([]byte, n*8)
+			out := dst[:n*8]
 			for i := 0; i < n; i++ {
 				s := d.fixed[i*12:]
 				if m := binary.LittleEndian.Uint32(s); m != 0 {
@@ -238,7 +260,7 @@ func convertDense(conv typemap.Conversion, dt arrow.DataType, d *denseValues, wi
 			}
 			return out, nil
 		case arrow.INTERVAL_MONTHS:
-			out := make([]byte, n*4)
+			out := dst[:n*4]
 			for i := 0; i < n; i++ {
 				s := d.fixed[i*12:]
 				if binary.LittleEndian.Uint64(s[4:]) != 0 {
@@ -448,3 +470,12 @@ func int32Bytes(v []int32) []byte     { return arrow.Int32Traits.CastToBytes(v) 
 func int64Bytes(v []int64) []byte     { return arrow.Int64Traits.CastToBytes(v) }
 func float32Bytes(v []float32) []byte { return arrow.Float32Traits.CastToBytes(v) }
 func float64Bytes(v []float64) []byte { return arrow.Float64Traits.CastToBytes(v) }
+
+// growBytes returns b resized to n bytes, reallocating (8-byte aligned, as
+// every Go allocation of this size is) only when it is too small.
+func growBytes(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n, n+n/4)
+	}
+	return b[:n]
+}

@@ -39,6 +39,8 @@ type denseValues struct {
 	// flat fixed-width column aliases: values decode straight into it and
 	// are spread in place, with no copy (see leafReader.startDirect).
 	direct *memory.Buffer
+	// scratch holds converted values before they are spread over slots.
+	scratch []byte
 }
 
 func (d *denseValues) reset(col *metadata.Column) {
