@@ -2,8 +2,10 @@ package arrowpq_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -27,17 +29,34 @@ func FuzzReadFile(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1}
-		r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), opts)
-		if err != nil {
-			return
-		}
-		defer r.Close()
-		for r.Next() {
-			// Arrays that come back must be well formed.
-			if err := array.ValidateRecordFull(r.RecordBatch()); err != nil {
-				t.Fatalf("invalid batch: %v", err)
+		// A hostile file must not hang the reader: each read gets a few
+		// seconds.
+		done := make(chan error, 1)
+		go func() { done <- readFully(data) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
 			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("reading a %d-byte file took more than 10 s", len(data))
 		}
 	})
+}
+
+// readFully reads data as a Parquet file to the end and reports a batch
+// that is not well formed (read errors are fine: hostile input).
+func readFully(data []byte) error {
+	opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1}
+	r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), opts)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	for r.Next() {
+		if err := array.ValidateRecordFull(r.RecordBatch()); err != nil {
+			return fmt.Errorf("invalid batch: %w", err)
+		}
+	}
+	return nil
 }

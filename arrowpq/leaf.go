@@ -205,7 +205,17 @@ func (l *leafReader) loadLevels(p *pagecodec.Page) error {
 		}
 	}
 	if l.flat {
+		// Flat columns decode levels as batches need them: no buffer of
+		// the page's level count.
 		return resetLevelDecoder(&l.defDec, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n)
+	}
+	// Here the level count from the header sizes two int16 buffers: bound
+	// it by the page's bytes. RLE makes 64 levels per byte unremarkable
+	// (long null runs); far more is a hostile header. Small pages get at
+	// least 1Mi levels.
+	if limit := max(64*int(p.Header.GetUncompressedPageSize()), 1<<20); l.col.MaxDef > 0 && n > limit {
+		return fmt.Errorf("page of %d bytes claims %d levels (limit %d): %w",
+			p.Header.GetUncompressedPageSize(), n, limit, pagecodec.ErrLimit)
 	}
 	if l.col.MaxDef > 0 {
 		l.pageDef = growInt16(l.pageDef, n)

@@ -152,7 +152,20 @@ type valueDecoder struct {
 
 	indices []int32
 	dict    *dictionary
+
+	// DELTA_BYTE_ARRAY values share prefixes with their predecessors, so a
+	// small page can describe quadratically large output: outLeft bounds
+	// what one page may produce.
+	outLeft int
 }
+
+// maxDeltaByteArrayGrowth is how many bytes of output a DELTA_BYTE_ARRAY
+// page may produce per byte it holds (long shared prefixes, as in sorted
+// URLs, stay far below it); pages get at least minDeltaByteArrayOut.
+const (
+	maxDeltaByteArrayGrowth = 256
+	minDeltaByteArrayOut    = 64 << 20
+)
 
 func (v *valueDecoder) reset(l *leafReader, p *pagecodec.Page) error {
 	v.enc = p.Encoding
@@ -191,6 +204,7 @@ func (v *valueDecoder) reset(l *leafReader, p *pagecodec.Page) error {
 		if v.physical != format.Type_BYTE_ARRAY && v.physical != format.Type_FIXED_LEN_BYTE_ARRAY {
 			return fmt.Errorf("DELTA_BYTE_ARRAY values of type %v: %w", v.physical, pagecodec.ErrUnsupported)
 		}
+		v.outLeft = max(maxDeltaByteArrayGrowth*len(src), minDeltaByteArrayOut)
 		return v.dba.Reset(src)
 	case format.Encoding_BYTE_STREAM_SPLIT:
 		w := 0
@@ -318,7 +332,17 @@ func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 		case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
 			d.offsets, d.data, err = v.dlba.DecodeByteArray(d.offsets, d.data, n)
 		case format.Encoding_DELTA_BYTE_ARRAY:
-			d.offsets, d.data, err = v.dba.DecodeByteArray(d.offsets, d.data, n)
+			// In slices, checking the output against the page's bound.
+			for left := n; left > 0 && err == nil; {
+				k := min(left, 256)
+				size := len(d.data)
+				d.offsets, d.data, err = v.dba.DecodeByteArray(d.offsets, d.data, k)
+				v.outLeft -= len(d.data) - size
+				if err == nil && v.outLeft < 0 {
+					err = fmt.Errorf("DELTA_BYTE_ARRAY page expands beyond %d bytes per byte: %w", maxDeltaByteArrayGrowth, pagecodec.ErrLimit)
+				}
+				left -= k
+			}
 		}
 		got = len(d.offsets) - before
 	default:

@@ -396,6 +396,13 @@ func (w *Writer) Close() error {
 		cw.chunk.free(w.mem)
 	}
 	if w.file != nil {
+		// Flush to stable storage before the rename, so that a crash
+		// cannot leave a renamed file whose contents never reached disk.
+		if err == nil {
+			if serr := w.file.Sync(); serr != nil {
+				err = w.fail(serr)
+			}
+		}
 		cerr := w.file.Close()
 		if err == nil && cerr != nil {
 			err = w.fail(cerr)
