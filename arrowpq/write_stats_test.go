@@ -216,6 +216,9 @@ func TestWriteStatisticsDuckDB(t *testing.T) {
 	if err := os.WriteFile(p, writeBytes(t, rec, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := oracle.Install(); err != nil {
+		t.Fatal(err)
+	}
 	out, err := exec.Command("node", filepath.Join(oracle.Dir(), "dump.mjs"), "--engine", "duckdb", "--meta", p).CombinedOutput()
 	if err != nil {
 		t.Fatalf("dump.mjs: %v: %s", err, out)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 )
 
 // Engines are the independent readers behind dump.mjs.
@@ -24,7 +25,8 @@ func Dir() string {
 	return dir
 }
 
-// ErrNotInstalled says that setup.sh has not been run (CI runs it).
+// ErrNotInstalled says that the engines are not installed and setup.sh
+// could not install them (it needs node, npm and the npm registry).
 var ErrNotInstalled = errors.New("oracle engines are not installed: run ../shared/oracle/setup.sh")
 
 // Result is one engine's rendering of one file: Rows as JSON lines, or the
@@ -34,15 +36,49 @@ type Result struct {
 	Err  string
 }
 
-// DumpMany renders files with engine in one Node process.
-func DumpMany(engine string, files []string) ([]Result, error) {
-	home := os.Getenv("PQ_ORACLE_HOME")
-	if home == "" {
-		h, _ := os.UserHomeDir()
-		home = filepath.Join(h, ".cache", "pq-oracle")
+var (
+	setupOnce sync.Once
+	setupErr  error
+)
+
+// ensureInstalled runs ../shared/oracle/setup.sh once per process when the
+// engines are not installed yet, so that `go test ./...` works on a fresh
+// machine (setup.sh is idempotent and takes a few seconds).
+func ensureInstalled(home string) error {
+	if _, err := os.Stat(filepath.Join(home, "node_modules")); err == nil {
+		return nil
+	}
+	setupOnce.Do(func() {
+		cmd := exec.Command("bash", filepath.Join(Dir(), "setup.sh"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			setupErr = fmt.Errorf("%w: setup.sh: %v: %s", ErrNotInstalled, err, out)
+		}
+	})
+	if setupErr != nil {
+		return setupErr
 	}
 	if _, err := os.Stat(filepath.Join(home, "node_modules")); err != nil {
-		return nil, ErrNotInstalled
+		return ErrNotInstalled
+	}
+	return nil
+}
+
+// Install makes sure the engines are installed (see ensureInstalled), for
+// tests that run dump.mjs themselves.
+func Install() error { return ensureInstalled(home()) }
+
+func home() string {
+	if h := os.Getenv("PQ_ORACLE_HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return filepath.Join(h, ".cache", "pq-oracle")
+}
+
+// DumpMany renders files with engine in one Node process.
+func DumpMany(engine string, files []string) ([]Result, error) {
+	if err := Install(); err != nil {
+		return nil, err
 	}
 	out, err := os.MkdirTemp("", "pq-oracle-*")
 	if err != nil {
