@@ -207,7 +207,7 @@ func (l *leafReader) loadLevels(p *pagecodec.Page) error {
 	if l.flat {
 		// Flat columns decode levels as batches need them: no buffer of
 		// the page's level count.
-		return resetLevelDecoder(&l.defDec, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n)
+		return resetLevelDecoder(&l.defDec, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n, "definition")
 	}
 	// Here the level count from the header sizes two int16 buffers: bound
 	// it by the page's bytes. RLE makes 64 levels per byte unremarkable
@@ -226,8 +226,9 @@ func (l *leafReader) loadLevels(p *pagecodec.Page) error {
 	return nil
 }
 
-// resetLevelDecoder prepares d for n definition levels of a flat column.
-func resetLevelDecoder(d *levels.Decoder, src []byte, enc format.Encoding, maxLevel int16, n int) error {
+// resetLevelDecoder prepares d for n levels in encoding enc; what names
+// the levels in errors.
+func resetLevelDecoder(d *levels.Decoder, src []byte, enc format.Encoding, maxLevel int16, n int, what string) error {
 	var err error
 	switch enc {
 	case format.Encoding_RLE:
@@ -235,27 +236,19 @@ func resetLevelDecoder(d *levels.Decoder, src []byte, enc format.Encoding, maxLe
 	case format.Encoding_BIT_PACKED:
 		_, err = d.ResetBitPacked(src, maxLevel, n)
 	default:
-		return fmt.Errorf("definition levels in encoding %v: %w", enc, pagecodec.ErrUnsupported)
-	}
-	if err != nil {
-		return fmt.Errorf("definition levels: %w", err)
-	}
-	return nil
-}
-
-func decodeLevels(dst []int16, src []byte, enc format.Encoding, maxLevel int16, what string) error {
-	var d levels.Decoder
-	var err error
-	switch enc {
-	case format.Encoding_RLE:
-		err = d.ResetRLE(src, maxLevel, len(dst))
-	case format.Encoding_BIT_PACKED:
-		_, err = d.ResetBitPacked(src, maxLevel, len(dst))
-	default:
 		return fmt.Errorf("%s levels in encoding %v: %w", what, enc, pagecodec.ErrUnsupported)
 	}
 	if err != nil {
 		return fmt.Errorf("%s levels: %w", what, err)
+	}
+	return nil
+}
+
+// decodeLevels decodes exactly len(dst) levels.
+func decodeLevels(dst []int16, src []byte, enc format.Encoding, maxLevel int16, what string) error {
+	var d levels.Decoder
+	if err := resetLevelDecoder(&d, src, enc, maxLevel, len(dst), what); err != nil {
+		return err
 	}
 	n, err := d.Decode(dst)
 	if err != nil {
