@@ -26,6 +26,43 @@ func TestZeroAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("generic Assembler: %v allocs per batch", n)
 	}
+	// The compacting paths, read as the column reader does (pages,
+	// batches cut by AppendRecords), with 32- and 64-bit offsets.
+	for _, s := range append(nestedShapes, nestedShape{"list_list", []Repetition{Optional, Repeated, Optional, Repeated, Optional}, 3, nil}) {
+		var def, rep []int16
+		p := mustPath(s.reps)
+		if p.MaxRep == 1 {
+			_, def, rep = s.levels(3000)
+		} else {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var id int64
+			recs := make([]any, 2000)
+			for i := range recs {
+				recs[i] = genValue(rng, s.reps, nil, 0, &id, 0.2, 3)
+			}
+			lv := refShredAll(p, recs)
+			def, rep = lv.def, lv.rep
+		}
+		for _, large := range []bool{false, true} {
+			var opts AssemblerOptions
+			if large {
+				for i, n := range p.Nodes {
+					if n.Repetition == Repeated {
+						opts.Int64Offsets = append(opts.Int64Offsets, i)
+					}
+				}
+			}
+			a, _ := NewAssembler(p, &opts)
+			if n := testing.AllocsPerRun(20, func() {
+				if _, err := readLike(a, def, rep, 700, 300); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%s large=%v: %v allocs per read", s.name, large, n)
+			}
+		}
+	}
+
 	flat := mustPath([]Repetition{Optional, Optional})
 	fa, _ := NewAssembler(flat, nil)
 	def := flatDefs(30)[:5000]

@@ -11,9 +11,9 @@ import (
 // bitmap, for each repeated node list offsets, and for the leaf a bitmap of
 // which leaf slots hold a value (to spread densely decoded values into place).
 //
-// A batch is built by one or more Append calls (say one per page piece) and
-// closed by Finish; the batch must hold whole records, which [SplitRecords]
-// finds. Outputs are owned by the Assembler and valid until the next Append
+// A batch is built by one or more Append or AppendRecords calls (say one
+// per page piece) and closed by Finish; the batch must hold whole records,
+// which [Assembler.AppendRecords] (or [SplitRecords]) finds. Outputs are owned by the Assembler and valid until the next Append
 // or Reset; buffers are reused, so the steady state allocates nothing.
 //
 // Levels are validated as they are consumed; after an error the batch is
@@ -32,7 +32,10 @@ type Assembler struct {
 	prevDepth int
 	finished  bool
 
-	list list1 // the one-list fast path
+	// fast: every repeated node has offsets of one width (int64 if
+	// large), which the compacting paths (assembler_list.go) require.
+	fast, large bool
+	offScratch  []int32
 
 	// generic forces the per-level path for every column (tests compare
 	// the fast paths against it); zeros stands in for absent rep levels.
@@ -52,6 +55,9 @@ type asmDepth struct {
 	optional []int   // optional nodes of this depth
 	optDef   []int16 // their definition levels
 	repeated int     // the repeated node closing this depth, or -1
+	// defs is scratch of the compacting paths: the definition levels of
+	// the slots of this depth made by the current piece.
+	defs []int16
 }
 
 // bitBuf is a growable bitmap with its null count. Between grow and trim,
@@ -120,7 +126,17 @@ func NewAssembler(p *Path, opts *AssemblerOptions) (*Assembler, error) {
 			a.depth[n.Depth].repeated = i
 		}
 	}
-	a.list = newList1(p)
+	a.fast, a.large = true, false
+	first := true
+	for i, n := range p.Nodes {
+		if n.Repetition == Repeated {
+			if first {
+				a.large, first = a.nodes[i].large, false
+			} else if a.nodes[i].large != a.large {
+				a.fast = false
+			}
+		}
+	}
 	a.Reset()
 	return a, nil
 }
@@ -152,30 +168,98 @@ func (a *Assembler) clear() {
 // Levels may end inside a record; the next Append continues it. The first
 // Append after Finish starts a new batch.
 func (a *Assembler) Append(def, rep []int16) error {
+	_, err := a.AppendRecords(def, rep, math.MaxInt)
+	return err
+}
+
+// AppendRecords is Append with a record limit, so the caller needs no scan
+// of its own for where a batch of maxRecords records ends: it consumes def
+// and rep up to, not including, the first level that would start a record
+// past maxRecords in the batch (a level with repetition level 0 once
+// NumRows() = maxRecords), or all of them, and returns how many levels it
+// consumed. NumRows() then counts the records started in the batch.
+//
+// consumed < len(def) means the next level starts a record: the batch is
+// complete. consumed = len(def) means the input ran out, possibly inside a
+// record; feed the next page's levels to AppendRecords with the same
+// maxRecords, which takes only the rest of that record (repetition levels >
+// 0) once NumRows() = maxRecords, and returns 0 if the page starts a record.
+// A maxRecords at or below NumRows() likewise consumes only the rest of the
+// current record. Without repetition every level is a record.
+//
+// On error, consumed is the number of levels before the bad one; the batch
+// is garbage and the Assembler must be Reset.
+func (a *Assembler) AppendRecords(def, rep []int16, maxRecords int) (consumed int, err error) {
 	if a.finished {
 		a.clear()
 		a.finished = false
 	}
 	p := a.p
-	if p.MaxRep > 0 && len(rep) != len(def) {
-		return fmt.Errorf("levels: %d repetition levels for %d definition levels: %w", len(rep), len(def), ErrInvalid)
+	limit := max(maxRecords-a.depth[0].slots, 0)
+	if p.MaxRep == 0 {
+		def = def[:min(len(def), limit)]
+	} else if len(rep) != len(def) {
+		return 0, fmt.Errorf("levels: %d repetition levels for %d definition levels: %w", len(rep), len(def), ErrInvalid)
 	}
 	if a.numLevels+len(def) > math.MaxInt32 {
-		return fmt.Errorf("levels: batch of more than 2^31-1 levels: %w", ErrLimit)
+		return 0, fmt.Errorf("levels: batch of more than 2^31-1 levels: %w", ErrLimit)
 	}
-	if p.MaxRep == 0 && a.generic {
+	switch {
+	case p.MaxRep == 0 && a.generic:
 		a.zeros = slices.Grow(a.zeros[:0], len(def))[:len(def)]
 		clear(a.zeros)
-		rep = a.zeros
-	} else if p.MaxRep == 0 {
-		if err := a.appendFlat(def); err != nil {
-			return err
-		}
-		a.numLevels += len(def)
-		return nil
+		consumed, err = a.appendNested(def, a.zeros, limit)
+	case p.MaxRep == 0:
+		consumed, err = a.appendFlat(def)
+	case a.generic || !a.fast:
+		consumed, err = a.appendNested(def, rep, limit)
+	case p.MaxRep == 1 && a.large:
+		consumed, err = appendList[int64](a, def, rep, limit)
+	case p.MaxRep == 1:
+		consumed, err = appendList[int32](a, def, rep, limit)
+	case a.large:
+		consumed, err = appendDeep[int64](a, def, rep, limit)
+	default:
+		consumed, err = appendDeep[int32](a, def, rep, limit)
 	}
+	a.numLevels += consumed
+	return consumed, err
+}
+
+// appendFlat handles columns without repetition: every level is one slot
+// of depth 0, so each optional node's validity is a bulk comparison.
+func (a *Assembler) appendFlat(def []int16) (int, error) {
+	p := a.p
+	var lo, hi int16
+	for _, d := range def {
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	if lo < 0 || hi > p.MaxDef {
+		// Take the levels before the bad one, as the other paths do.
+		i := slices.IndexFunc(def, func(d int16) bool { return d < 0 || d > p.MaxDef })
+		a.appendFlat(def[:i])
+		return i, a.levelError(i, def[i], 0, 0)
+	}
+	for i, n := range p.Nodes {
+		if n.Repetition == Optional {
+			a.nodes[i].valid.appendLevels(def, n.DefLevel)
+		}
+	}
+	a.leaf.appendLevels(def, p.MaxDef)
+	a.depth[0].slots += len(def)
+	a.numValues = a.leaf.n - a.leaf.nulls
+	a.prevDepth = 0
+	return len(def), nil
+}
+
+// appendNested is the general case, one level at a time: a level with
+// repetition level r and definition level d makes a new slot at every depth
+// from r down to the deepest one d reaches. The fast paths are tested
+// against it.
+func (a *Assembler) appendNested(def, rep []int16, limit int) (int, error) {
+	p := a.p
 	// Room for every level to make a slot at every depth, so the loop
-	// below writes by index.
+	// below writes bits by index.
 	for i := range a.nodes {
 		n := &a.nodes[i]
 		switch p.Nodes[i].Repetition {
@@ -190,82 +274,29 @@ func (a *Assembler) Append(def, rep []int16) error {
 		}
 	}
 	a.leaf.grow(len(def))
-	var err error
-	if a.list.ok && !a.generic {
-		n := &a.nodes[a.list.repNode]
-		if n.large {
-			n.off64, err = appendList1(a, def, rep, n.off64)
-		} else {
-			n.off32, err = appendList1(a, def, rep, n.off32)
-		}
-	} else {
-		err = a.appendNested(def, rep)
-	}
-	for i := range a.nodes {
-		a.nodes[i].valid.trim()
-	}
-	a.leaf.trim()
-	a.numValues = a.leaf.n - a.leaf.nulls
-	if err != nil {
-		return err
-	}
-	a.numLevels += len(def)
-	return nil
-}
-
-// appendFlat handles columns without repetition: every level is one slot
-// of depth 0, so each optional node's validity is a bulk comparison.
-func (a *Assembler) appendFlat(def []int16) error {
-	p := a.p
-	var lo, hi int16
-	for _, d := range def {
-		lo, hi = min(lo, d), max(hi, d)
-	}
-	if lo < 0 || hi > p.MaxDef {
-		for i, d := range def {
-			if d < 0 || d > p.MaxDef {
-				return a.fail(i, fmt.Errorf("definition level %d outside [0, %d]", d, p.MaxDef))
-			}
-		}
-	}
-	for i, n := range p.Nodes {
-		if n.Repetition == Optional {
-			a.nodes[i].valid.appendLevels(def, n.DefLevel)
-		}
-	}
-	a.leaf.appendLevels(def, p.MaxDef)
-	a.depth[0].slots += len(def)
-	a.numValues = a.leaf.n - a.leaf.nulls
-	a.prevDepth = 0
-	return nil
-}
-
-// appendNested is the general case, one level at a time: a level with
-// repetition level r and definition level d makes a new slot at every depth
-// from r down to the deepest one d reaches.
-func (a *Assembler) appendNested(def, rep []int16) error {
-	p := a.p
+	defer a.trimBits()
 	maxDef, maxRep := p.MaxDef, p.MaxRep
 	slotDepth := p.slotDepth
 	prev := a.prevDepth
+	rows := 0
 	rep = rep[:len(def)]
 	for i, d := range def {
 		r := rep[i]
-		if uint16(d) > uint16(maxDef) {
-			return a.fail(i, fmt.Errorf("definition level %d outside [0, %d]", d, maxDef))
+		if r == 0 {
+			if rows == limit {
+				a.prevDepth = prev
+				return i, nil
+			}
+			rows++
 		}
-		if uint16(r) > uint16(maxRep) {
-			return a.fail(i, fmt.Errorf("repetition level %d outside [0, %d]", r, maxRep))
+		if uint16(d) > uint16(maxDef) || uint16(r) > uint16(maxRep) {
+			a.prevDepth = prev
+			return i, a.levelError(i, d, r, prev)
 		}
 		depth := int(slotDepth[d])
-		if int(r) > depth {
-			return a.fail(i, fmt.Errorf("repetition level %d with definition level %d: the repeated field it continues is empty", r, d))
-		}
-		if r > 0 && int(r) > prev {
-			if prev < 0 {
-				return a.fail(i, fmt.Errorf("repetition level %d at the start of a record", r))
-			}
-			return a.fail(i, fmt.Errorf("repetition level %d continues a list the previous level left empty", r))
+		if int(r) > depth || r > 0 && int(r) > prev {
+			a.prevDepth = prev
+			return i, a.levelError(i, d, r, prev)
 		}
 		for k := int(r); k <= depth; k++ {
 			dep := &a.depth[k]
@@ -300,7 +331,43 @@ func (a *Assembler) appendNested(def, rep []int16) error {
 		prev = depth
 	}
 	a.prevDepth = prev
-	return nil
+	return len(def), nil
+}
+
+// trimBits ends an append that set bits by index.
+func (a *Assembler) trimBits() {
+	for i := range a.nodes {
+		a.nodes[i].valid.trim()
+	}
+	a.leaf.trim()
+	a.numValues = a.leaf.n - a.leaf.nulls
+}
+
+// levelError describes why the level at index i of the piece, with
+// definition level d and repetition level r, is invalid after a level whose
+// slots reached depth prev (-1 when it must start a record). Every append
+// path reports its first bad level with it, so all paths fail alike.
+func (a *Assembler) levelError(i int, d, r int16, prev int) error {
+	p := a.p
+	var err error
+	switch {
+	case uint16(d) > uint16(p.MaxDef):
+		err = fmt.Errorf("definition level %d outside [0, %d]", d, p.MaxDef)
+	case uint16(r) > uint16(p.MaxRep):
+		err = fmt.Errorf("repetition level %d outside [0, %d]", r, p.MaxRep)
+	case int(r) > int(p.slotDepth[d]):
+		err = fmt.Errorf("repetition level %d with definition level %d: the repeated field it continues is empty", r, d)
+	case r > 0 && prev < 0:
+		err = fmt.Errorf("repetition level %d at the start of a record", r)
+	case int(r) > prev:
+		err = fmt.Errorf("repetition level %d continues a list the previous level left empty", r)
+	default:
+		// A fast path flagged a level the checks above accept: a bug,
+		// reported rather than let through (the differential tests
+		// compare errors with the generic path's).
+		err = fmt.Errorf("level (def %d, rep %d) rejected", d, r)
+	}
+	return a.fail(i, err)
 }
 
 func (a *Assembler) fail(i int, err error) error {
@@ -330,7 +397,9 @@ func (a *Assembler) Finish() {
 // NumLevels returns the number of levels in the batch.
 func (a *Assembler) NumLevels() int { return a.numLevels }
 
-// NumRows returns the number of records (slots of depth 0) in the batch.
+// NumRows returns the number of records (slots of depth 0) in the batch:
+// those started so far while it is being appended to, and, after Finish,
+// those of the finished batch until the next Append.
 func (a *Assembler) NumRows() int { return a.depth[0].slots }
 
 // NumValues returns the number of non-null leaf values in the batch: how

@@ -304,3 +304,152 @@ func BenchmarkBaselineSum(b *testing.B) {
 	}
 	reportCPU(b, cpu0)
 }
+
+// nestedShape is one leaf column of benchmarks/datasets.go's nested table
+// (500k rows): lists null 10%, lengths uniform in [0, maxLen], the element
+// (and for list<struct> the struct field) null with the given percentages.
+type nestedShape struct {
+	name     string
+	reps     []Repetition
+	maxLen   int
+	nullPcts []int // per optional node below the repeated one
+}
+
+var nestedShapes = []nestedShape{
+	// ints: list<int64>, 5% null elements.
+	{"list_int64", []Repetition{Optional, Repeated, Optional}, 5, []int{5}},
+	// items.b: list<struct<a int32, b string>>, struct never null, b 20%.
+	{"list_struct_leaf", []Repetition{Optional, Repeated, Optional, Optional}, 3, []int{0, 20}},
+	// attrs: map<string, int64>, value never null but optional.
+	{"map_value", []Repetition{Optional, Repeated, Optional}, 3, []int{0}},
+	{"map_key", []Repetition{Optional, Repeated, Required}, 3, nil},
+}
+
+// levels returns the def and rep levels of rows records.
+func (s nestedShape) levels(rows int) (*Path, []int16, []int16) {
+	p := mustPath(s.reps)
+	rng := rand.New(rand.NewPCG(7, 8))
+	var def, rep []int16
+	for range rows {
+		if rng.IntN(10) == 0 {
+			def, rep = append(def, 0), append(rep, 0)
+			continue
+		}
+		n := rng.IntN(s.maxLen + 1)
+		if n == 0 {
+			def, rep = append(def, 1), append(rep, 0)
+		}
+		for j := range n {
+			d := int16(2)
+			for _, pct := range s.nullPcts {
+				if rng.IntN(100) < pct {
+					break
+				}
+				d++
+			}
+			def, rep = append(def, d), append(rep, int16(min(j, 1)))
+		}
+	}
+	return p, def, rep
+}
+
+// readLike feeds levels to a the way arrowpq's leaf reader does: pages of
+// pageLen levels, batches of batchRows records cut with AppendRecords, each
+// batch finished. It returns the number of batches.
+func readLike(a *Assembler, def, rep []int16, pageLen, batchRows int) (int, error) {
+	batches := 0
+	for pos := 0; pos < len(def); {
+		if err := a.Append(nil, nil); err != nil {
+			return batches, err
+		}
+		for {
+			end := min(len(def), (pos/pageLen+1)*pageLen)
+			k, err := a.AppendRecords(def[pos:end], rep[pos:end], batchRows)
+			if err != nil {
+				return batches, err
+			}
+			pos += k
+			if pos < end || pos == len(def) {
+				break
+			}
+		}
+		a.Finish()
+		batches++
+	}
+	return batches, nil
+}
+
+// BenchmarkAssembleRecords measures the reader's nested level work per
+// column: 32Ki records of the nested table's shapes in pages of 10000
+// levels, batches of 4096 records cut at record starts. SetBytes counts the
+// def and rep levels as int16 (4 bytes per level).
+func BenchmarkAssembleRecords(b *testing.B) {
+	const rows, pageLen, batchRows = 32 << 10, 10000, 4096
+	shapes := append(nestedShapes[:len(nestedShapes):len(nestedShapes)], nestedShape{
+		// list<list<int64>>: the general path.
+		"list_list_int64", []Repetition{Optional, Repeated, Optional, Repeated, Optional}, 3, []int{5, 5},
+	})
+	for _, s := range shapes {
+		b.Run("shape="+s.name, func(b *testing.B) {
+			var p *Path
+			var def, rep []int16
+			if len(s.reps) == 5 {
+				p = mustPath(s.reps)
+				rng := rand.New(rand.NewPCG(9, 10))
+				var id int64
+				recs := make([]any, rows)
+				for i := range recs {
+					recs[i] = genValue(rng, s.reps, nil, 0, &id, 0.1, s.maxLen)
+				}
+				lv := refShredAll(p, recs)
+				def, rep = lv.def, lv.rep
+			} else {
+				p, def, rep = s.levels(rows)
+			}
+			a, _ := NewAssembler(p, nil)
+			b.SetBytes(int64(4 * len(def)))
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			for b.Loop() {
+				if _, err := readLike(a, def, rep, pageLen, batchRows); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0)
+			b.ReportMetric(float64(len(def))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlevels/s")
+		})
+	}
+}
+
+// BenchmarkDecodeNestedLevels measures the hybrid to []int16 for the def
+// and rep levels of the nested shapes (bit widths 1 to 3); SetBytes counts
+// the decoded int16 levels.
+func BenchmarkDecodeNestedLevels(b *testing.B) {
+	for _, s := range nestedShapes[:2] {
+		p, def, rep := s.levels(32 << 10)
+		for _, c := range []struct {
+			what string
+			lv   []int16
+			max  int16
+		}{{"def", def, p.MaxDef}, {"rep", rep, p.MaxRep}} {
+			b.Run(fmt.Sprintf("shape=%s/levels=%s/max=%d", s.name, c.what, c.max), func(b *testing.B) {
+				var e Encoder
+				e.Reset(c.max)
+				e.Append(c.lv)
+				enc := e.Finish()
+				var d Decoder
+				out := make([]int16, len(c.lv))
+				b.SetBytes(int64(2 * len(c.lv)))
+				b.ReportAllocs()
+				cpu0 := processCPU()
+				for b.Loop() {
+					d.ResetRLE(enc, c.max, len(c.lv))
+					if _, err := d.Decode(out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu0)
+			})
+		}
+	}
+}

@@ -47,6 +47,15 @@ func sameOutput(t *testing.T, p *Path, fast, slow *Assembler) {
 	}
 }
 
+// sameError reports whether two errors are both nil or say the same: every
+// append path words its first bad level's error like the generic path.
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Error() == b.Error()
+}
+
 func differential(t *testing.T, p *Path, def, rep []int16, piece int, large bool) {
 	t.Helper()
 	var opts AssemblerOptions
@@ -67,7 +76,7 @@ func differential(t *testing.T, p *Path, def, rep []int16, piece int, large bool
 	for range 2 {
 		ferr := runAssembler(fast, def, rep, piece)
 		serr := runAssembler(slow, def, rep, piece)
-		if (ferr == nil) != (serr == nil) {
+		if !sameError(ferr, serr) {
 			t.Fatalf("%v def %v rep %v: fast err %v, generic err %v", p.Nodes, def, rep, ferr, serr)
 		}
 		if ferr != nil {
@@ -85,7 +94,11 @@ func TestFastPathsDifferential(t *testing.T) {
 		{Optional}, {Required}, {Optional, Optional, Optional}, {Optional, Required, Optional},
 		{Optional, Repeated, Optional}, {Optional, Repeated, Required}, {Repeated}, {Repeated, Optional},
 		{Repeated, Required}, {Required, Repeated, Optional}, {Optional, Repeated, Required, Optional},
-		{Optional, Optional, Repeated, Optional}, // two optionals at depth 0: generic path
+		{Optional, Optional, Repeated, Optional}, // two optionals at depth 0
+		{Optional, Repeated, Optional, Optional}, // list<struct<...>> leaf
+		{Optional, Repeated, Optional, Required, Optional},
+		{Optional, Repeated, Optional, Repeated, Optional}, // list<list<...>>
+		{Repeated, Repeated, Repeated, Optional},
 	}
 	for iter := 0; iter < 3000; iter++ {
 		reps := shapes[rng.IntN(len(shapes))]

@@ -34,7 +34,8 @@
 //     repetition level; built from the nodes' repetitions by the caller (who
 //     owns the schema tree).
 //   - [Assembler]: levels → validity bitmaps, list offsets and the leaf-value
-//     bitmap, batch by batch; [SplitRecords] cuts batches at record starts;
+//     bitmap, batch by batch; [Assembler.AppendRecords] (or [SplitRecords])
+//     cuts batches at record starts;
 //     [Spread] moves densely decoded values into their slots.
 //   - [Shredder]: Arrow layout → levels and the indices of non-null leaf
 //     values, a batch of rows at a time.
@@ -51,10 +52,11 @@
 //
 // Reading a nested column (3-level LIST {Optional, Repeated, Optional}, MAP
 // key {Optional, Repeated, Required} and value {Optional, Repeated,
-// Optional}, ...): decode each page's levels with [Decoder.Decode], cut them
-// with [SplitRecords] so a batch of N rows holds whole records (a record may
-// continue on the next page: keep appending until complete or the chunk
-// ends), [Assembler.Append] the pieces, [Assembler.Finish], then take
+// Optional}, ...): decode each page's levels with [Decoder.Decode] and feed
+// them to [Assembler.AppendRecords] with the batch's row count N, which
+// stops before record N+1 (a record may continue on the next page: feed the
+// next page's levels too until a call consumes fewer than it was given or
+// the chunk ends), [Assembler.Finish], then take
 // [Assembler.Validity] of the optional nodes (the list's or map's validity,
 // the element's or value's), [Assembler.Offsets32] or [Assembler.Offsets64]
 // of the repeated node, and spread [Assembler.NumValues] dense values with

@@ -9,6 +9,8 @@ import (
 func TestAssemblerInvalidLevels(t *testing.T) {
 	list3 := []Repetition{Optional, Repeated, Optional} // 3-level LIST: max def 3, rep 1
 	nested := []Repetition{Repeated, Repeated, Optional}
+	listStruct := []Repetition{Optional, Repeated, Optional, Optional}
+	listList := []Repetition{Optional, Repeated, Optional, Repeated, Optional}
 	tests := []struct {
 		name     string
 		reps     []Repetition
@@ -28,17 +30,46 @@ func TestAssemblerInvalidLevels(t *testing.T) {
 		{"continues-empty-inner-list", nested, []int16{1, 3}, []int16{0, 2}},
 		{"rep-length-mismatch", list3, []int16{3, 3}, []int16{0}},
 		{"flat-def-above-max", []Repetition{Optional}, []int16{0, 1, 2}, nil},
+		// list<struct<b>>: max def 4, rep 1.
+		{"list-struct-def-above-max", listStruct, []int16{4, 5}, []int16{0, 1}},
+		{"list-struct-continues-null-struct-list", listStruct, []int16{1, 4}, []int16{0, 1}},
+		{"list-struct-rep-at-start", listStruct, []int16{4}, []int16{1}},
+		{"list-struct-rep-above-max", listStruct, []int16{4, 4}, []int16{0, 2}},
+		// list<list<int>>: max def 5, rep 2.
+		{"list-list-continues-empty-outer", listList, []int16{1, 5}, []int16{0, 1}},
+		{"list-list-continues-empty-inner", listList, []int16{3, 5}, []int16{0, 2}},
+		{"list-list-rep-2-for-no-inner-list", listList, []int16{5, 2}, []int16{0, 2}},
+		{"list-list-rep-at-start", listList, []int16{5}, []int16{2}},
+		{"list-list-rep-negative", listList, []int16{5, 5}, []int16{0, -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := NewPath(tt.reps)
-			a, _ := NewAssembler(p, nil)
-			err := a.Append(tt.def, tt.rep)
-			if err == nil {
-				t.Fatal("no error")
+			// Every path (fast, with mixed offset widths, generic) fails
+			// with the same words.
+			var msgs []string
+			for _, mode := range []string{"fast", "mixed", "generic"} {
+				var opts AssemblerOptions
+				if mode == "mixed" {
+					for i, n := range p.Nodes {
+						if n.Repetition == Repeated && len(opts.Int64Offsets) == 0 {
+							opts.Int64Offsets = append(opts.Int64Offsets, i)
+						}
+					}
+				}
+				a, _ := NewAssembler(p, &opts)
+				a.generic = mode == "generic"
+				err := a.Append(tt.def, tt.rep)
+				if err == nil {
+					t.Fatalf("%s: no error", mode)
+				}
+				if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrInvalid) {
+					t.Errorf("%s: err %v wraps neither ErrCorrupt nor ErrInvalid", mode, err)
+				}
+				msgs = append(msgs, err.Error())
 			}
-			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrInvalid) {
-				t.Errorf("err %v wraps neither ErrCorrupt nor ErrInvalid", err)
+			if msgs[0] != msgs[1] || msgs[0] != msgs[2] {
+				t.Errorf("errors differ: %q", msgs)
 			}
 		})
 	}

@@ -1,7 +1,8 @@
 package levels
 
 // SplitRecords finds where to cut repetition levels so that a batch holds
-// whole records. Scanning rep from the start, it takes any leading levels
+// whole records. [Assembler.AppendRecords] does the same while it
+// assembles, with no separate pass over the levels. Scanning rep from the start, it takes any leading levels
 // with rep > 0 (the rest of a record begun before rep, counted in numLevels
 // but not in numRecords), then up to maxRecords records, each a level with
 // rep = 0 and the levels with rep > 0 after it.
