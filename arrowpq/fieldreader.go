@@ -49,6 +49,9 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 				lr.direct = err == nil && w == 8
 			}
 		}
+		if col.Physical == format.Type_BYTE_ARRAY && !lr.wantIndices && l.Conv.Kind == typemap.Identity {
+			lr.binaryOut = dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY
+		}
 		fr.leaves[l.Column] = lr
 		fr.order = append(fr.order, l.Column)
 		if col.MaxRep > 0 {
@@ -103,6 +106,9 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 		if lr.direct {
 			lr.dense.physical = lr.col.Physical
 			lr.dense.startDirect(fr.mem, numRows)
+		}
+		if lr.binaryOut {
+			lr.dense.startBinary(fr.mem, numRows)
 		}
 		got, err := lr.readBatch(numRows)
 		if err != nil {
@@ -299,8 +305,7 @@ func dictionaryEncode(mem memory.Allocator, dt *arrow.DictionaryType, arr arrow.
 func structArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nullCount int, children []arrow.ArrayData) arrow.Array {
 	var validBuf *memory.Buffer
 	if nullCount > 0 {
-		validBuf = memory.NewResizableBuffer(mem)
-		validBuf.Resize(len(valid))
+		validBuf = newUninitBuffer(mem, len(valid))
 		copy(validBuf.Bytes(), valid)
 	} else {
 		nullCount = 0
@@ -523,15 +528,13 @@ func sizesOf(offsets []int32) []int32 {
 }
 
 func int32Buffer(mem memory.Allocator, v []int32) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(len(v) * 4)
+	b := newUninitBuffer(mem, len(v)*4)
 	copy(arrow.Int32Traits.CastFromBytes(b.Bytes()), v)
 	return b
 }
 
 func int64Buffer(mem memory.Allocator, v []int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(len(v) * 8)
+	b := newUninitBuffer(mem, len(v)*8)
 	copy(arrow.Int64Traits.CastFromBytes(b.Bytes()), v)
 	return b
 }
@@ -540,8 +543,7 @@ func copyBitmap(mem memory.Allocator, valid []byte, nullCount int) *memory.Buffe
 	if nullCount == 0 || valid == nil {
 		return nil
 	}
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(len(valid))
+	b := newUninitBuffer(mem, len(valid))
 	copy(b.Bytes(), valid)
 	return b
 }

@@ -26,17 +26,21 @@ type chunkRange struct {
 	bufOff, bufEn int // where it lands in the row group buffer
 }
 
-// readChunks reads the column chunks of the selected leaves of row group
-// rg into r.chunkBuf with as few ReadAt calls as the layout allows, and
-// returns each leaf's bytes by leaf index.
-func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
+// span is one ReadAt: a byte range of the file covering one or more
+// column chunks.
+type span struct{ offset, end int64 }
+
+// chunkLayout returns the byte ranges of the selected leaves of row group
+// rg, sorted by offset, and the reads that cover them: ranges whose gaps
+// are small share a read.
+func (r *Reader) chunkLayout(rg int) ([]chunkRange, []span, int64, error) {
 	leaves := r.plan.leaves
 	ranges := make([]chunkRange, 0, len(leaves))
 	pad := needsDictPad(r.file.CreatedBy())
 	for _, leaf := range leaves {
 		off, n, err := r.file.ChunkRange(rg, leaf)
 		if err != nil {
-			return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath,
+			return nil, nil, 0, &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath,
 				Page: -1, Offset: -1, Err: err}
 		}
 		end := off + n
@@ -46,9 +50,6 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 		ranges = append(ranges, chunkRange{leaf: leaf, offset: off, end: end})
 	}
 	sort.Slice(ranges, func(i, j int) bool { return ranges[i].offset < ranges[j].offset })
-
-	// Group ranges into reads: a read covers ranges whose gaps are small.
-	type span struct{ offset, end int64 }
 	var reads []span
 	for _, cr := range ranges {
 		if len(reads) > 0 && cr.offset-reads[len(reads)-1].end <= coalesceGap {
@@ -61,10 +62,31 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 	for _, s := range reads {
 		total += s.end - s.offset
 	}
+	return ranges, reads, total, nil
+}
+
+// readChunks reads the column chunks of the selected leaves of row group
+// rg into r.chunkBuf with as few ReadAt calls as the layout allows, and
+// returns each leaf's bytes by leaf index.
+func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
+	ranges, reads, total, err := r.chunkLayout(rg)
+	if err != nil {
+		return nil, err
+	}
 	// The ranges were checked against the file size by ChunkRange, so the
 	// total is bounded by the file.
 	if int64(cap(r.chunkBuf)) < total {
-		r.chunkBuf = make([]byte, total)
+		// Sized once for the largest row group to be read, so that the
+		// buffer is not reallocated (and the old one left as garbage) row
+		// group after row group.
+		size := total
+		for _, other := range r.rowGroups[r.nextRG:] {
+			if _, _, t, err := r.chunkLayout(other); err == nil {
+				size = max(size, t)
+			}
+		}
+		r.chunkBuf = nil
+		r.chunkBuf = make([]byte, size)
 	}
 	buf := r.chunkBuf[:total]
 	out := make(map[int][]byte, len(ranges))

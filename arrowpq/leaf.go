@@ -57,6 +57,10 @@ type leafReader struct {
 	dictArray   arrow.Array
 	// direct: flat fixed-width values decode straight into Arrow buffers.
 	direct bool
+	// binaryOut: byte arrays decode straight into the offsets and data
+	// buffers of a String or Binary array.
+	binaryOut bool
+	batchRows int
 
 	// flat: max definition level 1, no repetition. Definition levels then
 	// go straight from the page into the batch's validity bitmap, without
@@ -75,7 +79,8 @@ type dictionary struct {
 
 func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 	l := &leafReader{
-		col: col,
+		col:       col,
+		batchRows: opts.BatchSize,
 		popts: pagecodec.PageReaderOptions{
 			MaxDefinitionLevel: col.MaxDef,
 			MaxRepetitionLevel: col.MaxRep,
@@ -139,6 +144,12 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 	l.page = nil
 	l.pageLen, l.pagePos = 0, 0
 	l.chunkDone = false
+	if l.binaryOut && l.dense.dataHint == 0 && md.NumValues > 0 {
+		// The first batch's guess at its byte array data: the chunk's
+		// uncompressed bytes per row (an overestimate for PLAIN pages; for
+		// dictionary pages, growing a few times in the first batch).
+		l.dense.dataHint = int(min(md.TotalUncompressedSize/max(md.NumValues, 1)*int64(l.batchRows), 256<<20))
+	}
 }
 
 // wrap locates err at the current page of the chunk.

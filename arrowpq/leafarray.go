@@ -55,11 +55,17 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
-	values := memory.NewResizableBuffer(mem)
-	values.Resize(s.n * width)
 	// Without nulls the values convert straight into the Arrow buffer;
-	// with nulls they convert into reused scratch and are spread.
+	// with nulls they convert into reused scratch and are spread, and the
+	// null slots must be zero.
 	noNulls := s.valid == nil || s.nullCount == 0
+	var values *memory.Buffer
+	if noNulls {
+		values = newUninitBuffer(mem, s.n*width)
+	} else {
+		values = memory.NewResizableBuffer(mem)
+		values.Resize(s.n * width)
+	}
 	target := values.Bytes()
 	if !noNulls {
 		d.scratch = growBytes(d.scratch, d.n*width)
@@ -87,8 +93,7 @@ func bitmapBuffer(mem memory.Allocator, s slots) *memory.Buffer {
 	if s.valid == nil || s.nullCount == 0 {
 		return nil
 	}
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(bitutil.BytesForBits(int64(s.n))))
+	b := newUninitBuffer(mem, int(bitutil.BytesForBits(int64(s.n))))
 	copy(b.Bytes(), s.valid[:len(b.Bytes())])
 	return b
 }
@@ -394,11 +399,13 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 	}
 	switch dt.ID() {
 	case arrow.STRING, arrow.BINARY:
-		off := memory.NewResizableBuffer(mem)
-		off.Resize((s.n + 1) * 4)
+		if d.offBuf != nil && d.physical == format.Type_BYTE_ARRAY {
+			off, dataBuf := d.takeBinary(s)
+			return makeArray(dt, s, validBuf, off, dataBuf), nil
+		}
+		off := newUninitBuffer(mem, (s.n+1)*4)
 		spreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s)
-		dataBuf := memory.NewResizableBuffer(mem)
-		dataBuf.Resize(len(data))
+		dataBuf := newUninitBuffer(mem, len(data))
 		copy(dataBuf.Bytes(), data)
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
@@ -464,6 +471,22 @@ func spreadOffsets(out []int32, dense []int32, s slots) {
 		}
 	}
 	out[s.n] = dense[k]
+}
+
+// spreadOffsetsInPlace turns the nv+1 dense offsets at the start of out
+// into the s.n+1 slot offsets of a binary array, back to front: slot i
+// starts where the values of the valid slots before it end, and that count
+// never exceeds i, so every dense offset is read before it is overwritten.
+func spreadOffsetsInPlace(out []int32, nv int, s slots) {
+	out = out[:s.n+1]
+	k := nv
+	out[s.n] = out[k]
+	for i := s.n - 1; i >= 0; i-- {
+		if bitutil.BitIsSet(s.valid, i) {
+			k--
+		}
+		out[i] = out[k]
+	}
 }
 
 func int32Bytes(v []int32) []byte     { return arrow.Int32Traits.CastToBytes(v) }

@@ -53,8 +53,11 @@ type ReadOptions struct {
 	// MaxPageSize is the largest uncompressed page accepted; zero means
 	// DefaultMaxPageSize.
 	MaxPageSize int
-	// Allocator allocates the buffers of the returned arrays; nil means
-	// memory.DefaultAllocator.
+	// Allocator allocates the buffers of the returned arrays. Nil means the
+	// Reader's own pool over Go memory, which recycles the buffers of
+	// released batches for later ones: a batch must not be used after its
+	// last Release (with arrow-go's Go allocator such use happens to work;
+	// here it reads another batch's data).
 	Allocator memory.Allocator
 	// Context cancels a read in progress; nil means context.Background.
 	Context context.Context
@@ -92,9 +95,6 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	case arrow.Millisecond, arrow.Microsecond, arrow.Nanosecond:
 	default:
 		return n, fmt.Errorf("Int96Unit %v is not a time unit", n.Int96Unit)
-	}
-	if n.Allocator == nil {
-		n.Allocator = memory.DefaultAllocator
 	}
 	if n.Context == nil {
 		n.Context = context.Background()

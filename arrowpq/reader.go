@@ -39,6 +39,7 @@ type Reader struct {
 	rg         int   // the row group being read, -1 before the first
 	rowsLeft   int64 // rows of rg not yet returned
 	chunkBuf   []byte
+	pool       *bufferPool // the default allocator; nil with ReadOptions.Allocator
 	cur        arrow.RecordBatch
 	err        error
 	closed     bool
@@ -81,6 +82,11 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
+	var pool *bufferPool
+	if opts.Allocator == nil {
+		pool = newBufferPool()
+		opts.Allocator = pool
+	}
 	file, err := metadata.ReadFooter(src, size)
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
@@ -89,7 +95,7 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
-	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1}
+	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool}
 	r.refs.Store(1)
 	if opts.RowGroups == nil {
 		r.rowGroups = make([]int, len(file.Meta.RowGroups))
@@ -147,6 +153,9 @@ func (r *Reader) Close() error {
 	}
 	r.plan.release()
 	r.chunkBuf = nil
+	if r.pool != nil {
+		r.pool.close()
+	}
 	if r.closer != nil {
 		return r.closer.Close()
 	}
@@ -198,11 +207,34 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	r.cur = array.NewRecordBatch(r.plan.schema, cols, n)
+	if r.pool != nil {
+		// Room in the pool for this batch once it is released, so that
+		// the next batch is built from its buffers.
+		var size int64
+		for _, c := range cols {
+			size += heldBytes(c.Data())
+		}
+		r.pool.grow(int(size + size/4))
+	}
 	for _, c := range cols {
 		c.Release()
 	}
 	r.rowsLeft -= n
 	return true
+}
+
+// heldBytes is the memory held by the buffers of d and its children.
+func heldBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Cap())
+		}
+	}
+	for _, c := range d.Children() {
+		n += heldBytes(c)
+	}
+	return n
 }
 
 // loadRowGroup reads the compressed column chunks of the selected leaves

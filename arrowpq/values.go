@@ -3,6 +3,7 @@ package arrowpq
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -39,6 +40,13 @@ type denseValues struct {
 	// flat fixed-width column aliases: values decode straight into it and
 	// are spread in place, with no copy (see leafReader.startDirect).
 	direct *memory.Buffer
+	// offBuf and dataBuf, when set, are the Arrow buffers that offsets and
+	// data of a BYTE_ARRAY leaf alias (see startBinary): byte arrays
+	// decode straight into the buffers of the String or Binary array.
+	offBuf, dataBuf *memory.Buffer
+	// dataHint is the data size of the previous batch, the first guess for
+	// the next.
+	dataHint int
 	// scratch holds converted values before they are spread over slots.
 	scratch []byte
 }
@@ -54,32 +62,55 @@ func (d *denseValues) reset(col *metadata.Column) {
 	}
 	d.i32, d.i64, d.f32, d.f64 = d.i32[:0], d.i64[:0], d.f32[:0], d.f64[:0]
 	d.fixed, d.bits = d.fixed[:0], d.bits[:0]
-	d.offsets = append(d.offsets[:0], 0)
-	d.data = d.data[:0]
+	if d.offBuf == nil {
+		d.offsets = append(d.offsets[:0], 0)
+		d.data = d.data[:0]
+	}
 	d.idx = d.idx[:0]
+}
+
+// presize gives the slice of the physical type room for n values, so that
+// a dictionary of n values is decoded without growing it step by step.
+func (d *denseValues) presize(n int) {
+	switch d.physical {
+	case format.Type_INT32:
+		d.i32 = slices.Grow(d.i32[:0], n)
+	case format.Type_INT64:
+		d.i64 = slices.Grow(d.i64[:0], n)
+	case format.Type_FLOAT:
+		d.f32 = slices.Grow(d.f32[:0], n)
+	case format.Type_DOUBLE:
+		d.f64 = slices.Grow(d.f64[:0], n)
+	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
+		d.fixed = slices.Grow(d.fixed[:0], n*d.width)
+	case format.Type_BYTE_ARRAY:
+		d.offsets = slices.Grow(d.offsets[:1], n)
+	}
 }
 
 // startDirect points the typed slice of a flat INT32/INT64/FLOAT/DOUBLE
 // column at a new Arrow buffer of capacity numRows values: a flat column
 // has at most one value per row, so decoding never outgrows it.
 func (d *denseValues) startDirect(mem memory.Allocator, numRows int) {
-	buf := memory.NewResizableBuffer(mem)
+	var buf *memory.Buffer
+	switch d.physical {
+	case format.Type_INT32, format.Type_FLOAT:
+		buf = newUninitBuffer(mem, numRows*4)
+	case format.Type_INT64, format.Type_DOUBLE:
+		buf = newUninitBuffer(mem, numRows*8)
+	default:
+		return
+	}
+	// Null slots are zeroed by spreadInPlace; the rest is overwritten.
 	switch d.physical {
 	case format.Type_INT32:
-		buf.Resize(numRows * 4)
 		d.i32 = arrow.Int32Traits.CastFromBytes(buf.Bytes())[:0]
 	case format.Type_INT64:
-		buf.Resize(numRows * 8)
 		d.i64 = arrow.Int64Traits.CastFromBytes(buf.Bytes())[:0]
 	case format.Type_FLOAT:
-		buf.Resize(numRows * 4)
 		d.f32 = arrow.Float32Traits.CastFromBytes(buf.Bytes())[:0]
 	case format.Type_DOUBLE:
-		buf.Resize(numRows * 8)
 		d.f64 = arrow.Float64Traits.CastFromBytes(buf.Bytes())[:0]
-	default:
-		buf.Release()
-		return
 	}
 	d.direct = buf
 }
@@ -110,6 +141,85 @@ func (d *denseValues) takeDirect() *memory.Buffer {
 		return nil
 	}
 	return buf
+}
+
+// startBinary makes offsets and data of a BYTE_ARRAY leaf alias Arrow
+// buffers from mem, with room for numValues values (more grow the buffers)
+// and about as many bytes as the previous batch had. Buffers a batch did
+// not hand over are reused.
+func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
+	if d.offBuf == nil {
+		d.offBuf = newUninitBuffer(mem, (numValues+1)*4)
+		d.dataBuf = newUninitBuffer(mem, max(d.dataHint+d.dataHint/4, 64))
+	}
+	d.offBuf.Reserve((numValues + 1) * 4)
+	d.offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:1]
+	d.offsets[0] = 0
+	d.dataBuf.Reserve(max(d.dataHint+d.dataHint/4, 64))
+	d.data = d.dataBuf.Buf()[:0]
+}
+
+// reserveBinary makes room in the offsets buffer for k more values. The
+// data buffer is not grown ahead: decoders grow data themselves when the
+// batch's guess (startBinary) was short, and rehomeBinary moves it back.
+func (d *denseValues) reserveBinary(k int) {
+	if d.offBuf == nil {
+		return
+	}
+	if need := len(d.offsets) + k; need > cap(d.offsets) {
+		n := len(d.offsets)
+		d.offBuf.Reserve(max(need, 2*cap(d.offsets)) * 4)
+		d.offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:n]
+	}
+}
+
+// rehomeBinary moves offsets or data back into their Arrow buffers when a
+// decoder had to grow them elsewhere.
+func (d *denseValues) rehomeBinary() {
+	if d.offBuf == nil {
+		return
+	}
+	if b := d.offBuf.Buf(); len(d.offsets) > 0 && (len(b) < 4 || &int32Bytes(d.offsets)[0] != &b[0]) {
+		off := d.offsets
+		d.offBuf.Reserve(cap(off) * 4)
+		d.offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:len(off)]
+		copy(d.offsets, off)
+	}
+	if b := d.dataBuf.Buf(); len(d.data) > 0 && (len(b) == 0 || &d.data[0] != &b[0]) {
+		data := d.data
+		d.dataBuf.Reserve(cap(data))
+		d.data = d.dataBuf.Buf()[:len(data)]
+		copy(d.data, data)
+	}
+}
+
+// takeBinary hands over the offsets buffer, spread over the slots of s,
+// and the data buffer; the next batch starts new ones.
+func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
+	d.rehomeBinary()
+	nv := len(d.offsets) - 1
+	d.offBuf.Reserve((s.n + 1) * 4)
+	out := arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:s.n+1]
+	if s.n != nv {
+		spreadOffsetsInPlace(out, nv, s)
+	}
+	d.offBuf.ResizeNoShrink((s.n + 1) * 4)
+	d.dataBuf.ResizeNoShrink(len(d.data))
+	d.dataHint = max(d.dataHint, len(d.data))
+	offsets, data = d.offBuf, d.dataBuf
+	d.offBuf, d.dataBuf = nil, nil
+	d.offsets, d.data = nil, nil
+	return offsets, data
+}
+
+// releaseBinary drops the Arrow buffers of startBinary.
+func (d *denseValues) releaseBinary() {
+	if d.offBuf != nil {
+		d.offBuf.Release()
+		d.dataBuf.Release()
+		d.offBuf, d.dataBuf = nil, nil
+		d.offsets, d.data = nil, nil
+	}
 }
 
 // releaseDirect drops a direct buffer that was not handed over.
@@ -328,8 +438,10 @@ func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 		before := len(d.offsets)
 		switch v.enc {
 		case format.Encoding_PLAIN:
+			d.reserveBinary(n)
 			d.offsets, d.data, err = v.plain.DecodeByteArray(d.offsets, d.data, n)
 		case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+			d.reserveBinary(n)
 			d.offsets, d.data, err = v.dlba.DecodeByteArray(d.offsets, d.data, n)
 		case format.Encoding_DELTA_BYTE_ARRAY:
 			// In slices, checking the output against the page's bound.
@@ -344,6 +456,7 @@ func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 				left -= k
 			}
 		}
+		d.rehomeBinary()
 		got = len(d.offsets) - before
 	default:
 		return fmt.Errorf("physical type %v: %w", v.physical, pagecodec.ErrUnsupported)
@@ -427,7 +540,9 @@ func (v *valueDecoder) gather(d *denseValues, idx []int32) error {
 		d.fixed, tail = extend(d.fixed, n*v.width)
 		err = pagecodec.GatherFixedLenByteArray(tail, dict.fixed, v.width, idx)
 	case format.Type_BYTE_ARRAY:
+		d.reserveBinary(n)
 		d.offsets, d.data, err = pagecodec.GatherByteArray(d.offsets, d.data, dict.offsets, dict.data, idx)
+		d.rehomeBinary()
 	}
 	if err != nil {
 		return err
@@ -504,6 +619,7 @@ func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
 	}
 	d := &l.dict
 	d.reset(l.col)
+	d.presize(n)
 	var dec valueDecoder
 	dec.enc = format.Encoding_PLAIN
 	dec.physical = l.col.Physical

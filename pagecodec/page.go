@@ -354,7 +354,10 @@ func (r *PageReader) decompressWith(codec format.CompressionCodec, body []byte, 
 		return body, nil
 	}
 	if cap(r.buf) < size {
-		r.buf = make([]byte, size)
+		// Headroom, so that pages of slightly different sizes reuse
+		// one buffer rather than each leaving the last to the collector.
+		r.buf = nil
+		r.buf = make([]byte, size, size+size/8)
 	}
 	dst := r.buf[:size]
 	if err := r.dec.Decompress(codec, dst, body); err != nil {

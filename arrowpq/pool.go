@@ -1,0 +1,161 @@
+package arrowpq
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// bufferPool is the Reader's default memory.Allocator. It keeps the large
+// buffers that released batches give back and hands them to later batches,
+// so a streaming read reuses the same memory batch after batch instead of
+// leaving each batch to the garbage collector. With arrow-go's Go allocator
+// every batch is fresh memory that stays on the heap until a collection,
+// which made the peak heap of a streaming read several batches deep; with
+// the pool it is about two batches (the one being read and the one being
+// built), and the reader spends no time faulting in and zeroing new pages
+// (docs/performance.md has the figures).
+//
+// Buffers below poolMinSize go to the Go allocator: the garbage collector
+// handles small objects well and they are not where the memory is. The
+// pool holds at most limit bytes; what does not fit is left to the
+// collector. Free may come from any goroutine (a batch can be released
+// anywhere), so the pool is guarded by a mutex; it is taken a few times
+// per column per batch, never per value.
+type bufferPool struct {
+	mu     sync.Mutex
+	free   map[int][][]byte // by capacity (a size class)
+	held   int              // bytes in free
+	limit  int
+	closed bool
+	fresh  int // buffers allocated anew, not reused (for tests)
+}
+
+const (
+	// poolMinSize is the smallest buffer the pool keeps.
+	poolMinSize = 32 << 10
+	// poolMinLimit is the least the pool may hold, whatever the batches.
+	poolMinLimit = 64 << 20
+)
+
+func newBufferPool() *bufferPool {
+	return &bufferPool{free: make(map[int][][]byte), limit: poolMinLimit}
+}
+
+// sizeClass rounds n up to a number with at most four significant bits
+// (…, 32k, 36k, 40k, …, 60k, 64k, 72k, …): eight classes per doubling, so a
+// buffer wastes at most a ninth of its size and batches of similar sizes
+// share classes.
+func sizeClass(n int) int {
+	if n <= 16 {
+		return n
+	}
+	shift := bits.Len(uint(n-1)) - 4
+	return ((n-1)>>shift + 1) << shift
+}
+
+// Allocate returns size zeroed bytes.
+func (p *bufferPool) Allocate(size int) []byte {
+	b := p.allocate(size)
+	clear(b)
+	return b
+}
+
+// allocateUninit returns size bytes whose content is garbage, for buffers
+// the caller overwrites entirely.
+func (p *bufferPool) allocateUninit(size int) []byte { return p.allocate(size) }
+
+func (p *bufferPool) allocate(size int) []byte {
+	if size < poolMinSize {
+		return memory.DefaultAllocator.Allocate(size)
+	}
+	class := sizeClass(size)
+	p.mu.Lock()
+	// Best fit among the free buffers of up to twice the size: batches
+	// vary in size, and a buffer grown for one batch serves the next.
+	best := 0
+	for c, list := range p.free {
+		if len(list) > 0 && c >= class && c <= 2*class && (best == 0 || c < best) {
+			best = c
+		}
+	}
+	if best != 0 {
+		list := p.free[best]
+		b := list[len(list)-1]
+		list[len(list)-1] = nil
+		p.free[best] = list[:len(list)-1]
+		p.held -= best
+		p.mu.Unlock()
+		return b[:size]
+	}
+	p.fresh++
+	p.mu.Unlock()
+	// Large Go allocations are page-aligned, so the 64-byte alignment
+	// Arrow recommends holds without padding.
+	return make([]byte, size, class)
+}
+
+// Reallocate grows or shrinks b to size, keeping its content; new bytes are
+// zero.
+func (p *bufferPool) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		old := len(b)
+		b = b[:size]
+		if size > old {
+			clear(b[old:])
+		}
+		return b
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+// Free takes b back for reuse when it is one of the pool's buffers and the
+// pool has room.
+func (p *bufferPool) Free(b []byte) {
+	c := cap(b)
+	if c < poolMinSize || sizeClass(c) != c {
+		return
+	}
+	p.mu.Lock()
+	if !p.closed && p.held+c <= p.limit {
+		p.free[c] = append(p.free[c], b[:0])
+		p.held += c
+	}
+	p.mu.Unlock()
+}
+
+// grow raises the pool's limit to n bytes when it is below; the reader
+// sets it from the size of its batches, so the pool can hold the previous
+// batch while the next is built.
+func (p *bufferPool) grow(n int) {
+	p.mu.Lock()
+	p.limit = max(p.limit, n)
+	p.mu.Unlock()
+}
+
+// close drops the pooled buffers; buffers freed later are left to the
+// garbage collector.
+func (p *bufferPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.free, p.held = nil, 0
+	p.mu.Unlock()
+}
+
+var _ memory.Allocator = (*bufferPool)(nil)
+
+// newUninitBuffer returns a buffer of size bytes that the caller
+// overwrites entirely: from the pool without zeroing, or from any other
+// allocator as it gives them.
+func newUninitBuffer(mem memory.Allocator, size int) *memory.Buffer {
+	if p, ok := mem.(*bufferPool); ok {
+		return memory.NewBufferWithAllocator(p.allocateUninit(size), p)
+	}
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(size)
+	return b
+}
