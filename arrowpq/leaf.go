@@ -300,8 +300,11 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.dense.direct = direct
 	l.dense.indexMode = l.wantIndices
 	l.numLevels = 0
+	if l.col.MaxRep > 0 {
+		return l.readRecords(numRows)
+	}
 	rows := 0
-	for rows < numRows || (l.col.MaxRep > 0 && !l.atRecordStart()) {
+	for rows < numRows {
 		if l.pagePos == l.pageLen {
 			if err := l.nextDataPage(); err == io.EOF {
 				break
@@ -310,54 +313,51 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 			}
 			continue
 		}
-		// Take levels from the page up to the end of the batch's records.
+		// Take levels from the page up to the end of the batch's rows.
 		start := l.pagePos
-		end := l.pageLen
-		if l.col.MaxRep == 0 {
-			end = min(l.pageLen, start+numRows-rows)
-			rows += end - start
-		} else {
-			i := start
-			for ; i < l.pageLen; i++ {
-				if l.pageRep[i] == 0 {
-					if rows == numRows {
-						break
-					}
-					rows++
-				} else if rows == 0 {
-					return rows, l.wrap(fmt.Errorf("a record starts with repetition level %d, not 0: %w", l.pageRep[i], pagecodec.ErrCorrupt))
-				}
-			}
-			end = i
-		}
+		end := min(l.pageLen, start+numRows-rows)
+		rows += end - start
 		if err := l.take(start, end); err != nil {
 			return rows, err
-		}
-		if l.col.MaxRep > 0 && rows == numRows && l.pagePos < l.pageLen {
-			break // the next level starts the next batch's first record
 		}
 	}
 	return rows, nil
 }
 
-// atRecordStart reports whether the next unread level starts a record (or
-// the chunk is over), so that a batch never ends inside a record that
-// continues on the next page.
-func (l *leafReader) atRecordStart() bool {
-	for l.pagePos == l.pageLen {
-		if l.chunkDone {
-			return true
+// readRecords is readBatch for repeating columns: the assembler takes
+// levels page piece by page piece, up to the end of the batch's last
+// record, which may continue on later pages.
+func (l *leafReader) readRecords(numRows int) (int, error) {
+	for {
+		if l.pagePos == l.pageLen {
+			if err := l.nextDataPage(); err == io.EOF {
+				break
+			} else if err != nil {
+				return l.asm.NumRows(), err
+			}
+			continue
 		}
-		if err := l.nextDataPage(); err != nil {
-			// The error comes back on the next read; end the batch here.
-			return true
+		before := l.asm.NumValues()
+		n, err := l.asm.AppendRecords(l.pageDef[l.pagePos:l.pageLen], l.pageRep[l.pagePos:l.pageLen], numRows)
+		if err != nil {
+			return l.asm.NumRows(), l.wrap(err)
+		}
+		l.pagePos += n
+		l.numLevels += n
+		if numValues := l.asm.NumValues() - before; numValues > 0 {
+			if err := l.values.decode(l, &l.dense, numValues); err != nil {
+				return l.asm.NumRows(), l.wrap(err)
+			}
+		}
+		if l.pagePos < l.pageLen {
+			break // the next level starts the next batch's first record
 		}
 	}
-	return l.pageRep[l.pagePos] == 0
+	return l.asm.NumRows(), nil
 }
 
 // take moves levels [start, end) of the page into the batch and decodes
-// the values they carry.
+// the values they carry (columns without repetition).
 func (l *leafReader) take(start, end int) error {
 	n := end - start
 	numValues := n
@@ -369,12 +369,6 @@ func (l *leafReader) take(start, end int) error {
 		}
 		l.nullCount += nulls
 		numValues = n - nulls
-	} else if l.col.MaxRep > 0 {
-		before := l.asm.NumValues()
-		if err := l.asm.Append(l.pageDef[start:end], l.pageRep[start:end]); err != nil {
-			return l.wrap(err)
-		}
-		numValues = l.asm.NumValues() - before
 	} else if l.col.MaxDef > 0 {
 		def := l.pageDef[start:end]
 		l.def = append(l.def, def...)
