@@ -407,6 +407,39 @@ func (fr *fieldReader) build(f *typemap.Field, n int) (arrow.Array, error) {
 	return nil, fmt.Errorf("field %s: kind %v", f.Arrow.Name, f.Kind)
 }
 
+// padFixedSizeChildren returns the child array of a fixed-size list whose
+// empty (null) slots get size null children each: runs of full slots are
+// slices of elem, runs of empty ones arrays of nulls.
+func padFixedSizeChildren(mem memory.Allocator, elem arrow.Array, offsets []int32, size int32) (arrow.Array, error) {
+	var parts []arrow.Array
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	n := len(offsets) - 1
+	for i := 0; i < n; {
+		j := i
+		if offsets[i+1] == offsets[i] {
+			for j < n && offsets[j+1] == offsets[j] {
+				j++
+			}
+			parts = append(parts, array.MakeArrayOfNull(mem, elem.DataType(), (j-i)*int(size)))
+		} else {
+			for j < n && offsets[j+1] != offsets[j] {
+				j++
+			}
+			parts = append(parts, array.NewSlice(elem, int64(offsets[i]), int64(offsets[j])))
+		}
+		i = j
+	}
+	if len(parts) == 0 {
+		elem.Retain()
+		return elem, nil
+	}
+	return array.Concatenate(parts, mem)
+}
+
 func releaseAll(ds []arrow.ArrayData) {
 	for _, d := range ds {
 		d.Release()
@@ -492,15 +525,26 @@ func listArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nul
 		bufs = []*memory.Buffer{validBuf, int64Buffer(mem, wide), int64Buffer(mem, sizes)}
 	case *arrow.FixedSizeListType:
 		size := int32(t.Len())
+		padded := false
 		for i := 0; i < n; i++ {
 			if offsets[i+1]-offsets[i] != size {
-				isNull := validBuf != nil && !bitutil.BitIsSet(valid, i)
-				releaseBuffers(validBuf)
-				if isNull {
-					return nil, fmt.Errorf("a null %s at slot %d: %w", dt, i, pagecodec.ErrUnsupported)
+				if offsets[i+1] == offsets[i] && validBuf != nil && !bitutil.BitIsSet(valid, i) {
+					padded = true
+					continue
 				}
+				releaseBuffers(validBuf)
 				return nil, fmt.Errorf("a list of %d elements as %s: %w", offsets[i+1]-offsets[i], dt, pagecodec.ErrCorrupt)
 			}
+		}
+		if padded {
+			// Parquet stores nothing under a null list; an Arrow fixed-size
+			// list still has size child slots there: null ones.
+			var err error
+			if elem, err = padFixedSizeChildren(mem, elem, offsets, size); err != nil {
+				releaseBuffers(validBuf)
+				return nil, err
+			}
+			defer elem.Release()
 		}
 		bufs = []*memory.Buffer{validBuf}
 	default:
