@@ -258,6 +258,17 @@ func decimalsFromShortBigEndian(dst, src []byte, in, out int) {
 		}
 		putDecimal64(dst[i*out:i*out+out], int64(u<<shift)>>shift)
 	}
+	if out == 16 {
+		// Decimal128, the common target: two stores a value.
+		for ; i < n; i++ {
+			end := i*in + in
+			v := int64(binary.BigEndian.Uint64(src[end-8:end])<<shift) >> shift
+			d := dst[i*16 : i*16+16]
+			binary.LittleEndian.PutUint64(d[:8], uint64(v))
+			binary.LittleEndian.PutUint64(d[8:], uint64(v>>63))
+		}
+		return
+	}
 	for ; i < n; i++ {
 		end := i*in + in
 		u := binary.BigEndian.Uint64(src[end-8 : end])

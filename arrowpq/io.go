@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // coalesceGap is the largest hole between two column chunks that is read
@@ -92,18 +94,10 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 	out := make(map[int][]byte, len(ranges))
 	var pos int64
 	ri := 0
+	var pieces []readPiece
 	for _, s := range reads {
 		dst := buf[pos : pos+(s.end-s.offset)]
-		if err := r.opts.Context.Err(); err != nil {
-			return nil, err
-		}
-		if n, err := r.src.ReadAt(dst, s.offset); n < len(dst) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: s.offset,
-				Err: fmt.Errorf("read %d bytes of column chunks: %w", len(dst), err)}
-		}
+		pieces = appendPieces(pieces, dst, s.offset, r.opts.Parallelism)
 		for ri < len(ranges) && ranges[ri].offset < s.end {
 			cr := ranges[ri]
 			out[cr.leaf] = dst[cr.offset-s.offset : cr.end-s.offset : cr.end-s.offset]
@@ -111,7 +105,95 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 		}
 		pos += s.end - s.offset
 	}
+	if err := r.readPieces(pieces); err != nil {
+		return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: err.offset,
+			Err: fmt.Errorf("read %d bytes of column chunks: %w", err.n, err.err)}
+	}
 	return out, nil
+}
+
+// readPiece is one ReadAt of a row group's read.
+type readPiece struct {
+	dst    []byte
+	offset int64
+}
+
+// minParallelRead is the smallest piece a read is split into when reads
+// go in parallel: smaller ones cost more in calls than they save.
+const minParallelRead = 1 << 20
+
+// appendPieces adds the ReadAt calls that fill dst from offset: one, or
+// with parallelism, up to that many pieces of at least minParallelRead, so
+// that copying a row group out of the page cache (or fetching it from
+// object storage) uses every goroutine the reader may use.
+func appendPieces(pieces []readPiece, dst []byte, offset int64, parallelism int) []readPiece {
+	n := 1
+	if parallelism > 1 {
+		n = max(1, min(parallelism, len(dst)/minParallelRead))
+	}
+	step := (len(dst) + n - 1) / n
+	for len(dst) > 0 {
+		k := min(step, len(dst))
+		pieces = append(pieces, readPiece{dst[:k], offset})
+		dst, offset = dst[k:], offset+int64(k)
+	}
+	return pieces
+}
+
+// readError is a failed piece.
+type readError struct {
+	offset int64
+	n      int
+	err    error
+}
+
+// readPieces runs the ReadAt calls, in parallel when the reader may, and
+// returns the failure at the lowest offset.
+func (r *Reader) readPieces(pieces []readPiece) *readError {
+	read := func(p readPiece) *readError {
+		if err := r.opts.Context.Err(); err != nil {
+			return &readError{p.offset, len(p.dst), err}
+		}
+		if n, err := r.src.ReadAt(p.dst, p.offset); n < len(p.dst) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return &readError{p.offset, len(p.dst), err}
+		}
+		return nil
+	}
+	workers := min(r.opts.Parallelism, len(pieces))
+	if workers <= 1 {
+		for _, p := range pieces {
+			if err := read(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]*readError, len(pieces))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(pieces) {
+					return
+				}
+				errs[i] = read(pieces[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // needsDictPad reports whether created_by names a writer from before

@@ -1,0 +1,117 @@
+package arrowpq
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+	"testing"
+)
+
+// countingReaderAt records the ReadAt calls made on it and fails those
+// that start in [4, failAt) (when set): the column chunks after the
+// leading magic, not the magic or the footer.
+type countingReaderAt struct {
+	r      *bytes.Reader
+	mu     sync.Mutex
+	calls  [][2]int64 // offset, length
+	failAt int64
+}
+
+var errInjected = errors.New("injected read failure")
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.mu.Lock()
+	c.calls = append(c.calls, [2]int64{off, int64(len(p))})
+	c.mu.Unlock()
+	if c.failAt > 0 && off >= 4 && off < c.failAt {
+		return 0, errInjected
+	}
+	return c.r.ReadAt(p, off)
+}
+
+func TestAppendPieces(t *testing.T) {
+	buf := make([]byte, 5<<20)
+	for _, c := range []struct {
+		size, parallelism int
+		want              []int // piece lengths
+	}{
+		{5 << 20, 1, []int{5 << 20}},
+		{5 << 20, 2, []int{5 << 19, 5 << 19}},
+		{5<<20 - 1, 2, []int{5 << 19, 5<<19 - 1}},
+		{3 << 19, 4, []int{3 << 19}}, // 1.5 MiB: one piece of at least 1 MiB
+		{5 << 20, 4, []int{5 << 18, 5 << 18, 5 << 18, 5 << 18}},
+		{100, 8, []int{100}},
+	} {
+		pieces := appendPieces(nil, buf[:c.size], 1000, c.parallelism)
+		if len(pieces) != len(c.want) {
+			t.Errorf("%d bytes, parallelism %d: %d pieces, want %d", c.size, c.parallelism, len(pieces), len(c.want))
+			continue
+		}
+		off := int64(1000)
+		for i, p := range pieces {
+			if len(p.dst) != c.want[i] || p.offset != off || &p.dst[0] != &buf[off-1000] {
+				t.Errorf("%d bytes, parallelism %d: piece %d is %d bytes at %d", c.size, c.parallelism, i, len(p.dst), p.offset)
+			}
+			off += int64(len(p.dst))
+		}
+	}
+}
+
+// TestOneReadPerRowGroup: without parallelism the reader makes one ReadAt
+// per row group for the projected columns (neighbouring chunks coalesced),
+// and reads no chunk twice.
+func TestOneReadPerRowGroup(t *testing.T) {
+	data, src := poolTestFile(t, 20_000) // two row groups
+	defer src.Release()
+	for _, cols := range [][]string{nil, {"i", "l"}, {"s"}} {
+		c := &countingReaderAt{r: bytes.NewReader(data)}
+		r, err := NewReader(c, int64(len(data)), &ReadOptions{Columns: cols, Parallelism: 1, BatchSize: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		footerCalls := len(c.calls)
+		for r.Next() {
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if got := len(c.calls) - footerCalls; got != 2 {
+			t.Errorf("columns %v: %d reads for 2 row groups: %v", cols, got, c.calls[footerCalls:])
+		}
+		// The chunk reads do not overlap.
+		for i, a := range c.calls[footerCalls:] {
+			for _, b := range c.calls[footerCalls+i+1:] {
+				if a[0] < b[0]+b[1] && b[0] < a[0]+a[1] {
+					t.Errorf("columns %v: reads %v and %v overlap", cols, a, b)
+				}
+			}
+		}
+	}
+}
+
+// TestReadErrorSaysWhere: a failing ReadAt, with parallel pieces or not,
+// surfaces as an *Error naming the row group and the offset of the failed
+// read, wrapping the cause.
+func TestReadErrorSaysWhere(t *testing.T) {
+	data, src := poolTestFile(t, 20_000)
+	defer src.Release()
+	for _, par := range []int{1, 4} {
+		c := &countingReaderAt{r: bytes.NewReader(data), failAt: 100}
+		r, err := NewReader(c, int64(len(data)), &ReadOptions{Parallelism: par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		err = r.Err()
+		r.Close()
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, errInjected) {
+			t.Fatalf("parallelism %d: %v", par, err)
+		}
+		if e.RowGroup != 0 || e.Offset < 4 || e.Offset >= 100 {
+			t.Errorf("parallelism %d: error at row group %d, offset %d: %v", par, e.RowGroup, e.Offset, err)
+		}
+	}
+}
