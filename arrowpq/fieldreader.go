@@ -49,6 +49,9 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 				lr.direct = err == nil && w == 8
 			}
 		}
+		if col.MaxRep == 0 && !lr.wantIndices && !lr.direct {
+			lr.conv = newConvTarget(col.Physical, l.Conv, dt, opts.Int96Unit)
+		}
 		if col.Physical == format.Type_BYTE_ARRAY && !lr.wantIndices && l.Conv.Kind == typemap.Identity {
 			lr.binaryOut = dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY
 		}
@@ -110,12 +113,16 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 		if lr.binaryOut {
 			lr.dense.startBinary(fr.mem, numRows)
 		}
+		if lr.conv != nil {
+			lr.dense.startConv(fr.mem, numRows, lr.conv.width)
+		}
 		got, err := lr.readBatch(numRows)
 		if err != nil {
 			fr.releaseDirect()
 			return nil, err
 		}
 		if got != numRows {
+			fr.releaseDirect()
 			return nil, lr.wrap(fmt.Errorf("the column chunk ends after %d of the row group's %d rows: %w",
 				int(fr.rows)-numRows+got, fr.rows, pagecodec.ErrCorrupt))
 		}

@@ -57,6 +57,8 @@ type leafReader struct {
 	dictArray   arrow.Array
 	// direct: flat fixed-width values decode straight into Arrow buffers.
 	direct bool
+	// conv: flat fixed-width values converted as they are decoded.
+	conv *convTarget
 	// binaryOut: byte arrays decode straight into the offsets and data
 	// buffers of a String or Binary array.
 	binaryOut bool
@@ -137,6 +139,9 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 	l.pages.Reset(chunk, md.Codec, l.popts)
 	l.hasDict = false
 	l.dict.n = 0
+	if l.conv != nil {
+		l.conv.dictOK = false
+	}
 	if l.dictArray != nil {
 		l.dictArray.Release()
 		l.dictArray = nil
@@ -187,6 +192,9 @@ func (l *leafReader) nextDataPage() error {
 				return l.wrap(err)
 			}
 			l.hasDict = true
+			if l.conv != nil {
+				l.conv.convertDictionary(&l.dict)
+			}
 			continue
 		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
 		default:
@@ -383,7 +391,13 @@ func (l *leafReader) take(start, end int) error {
 	l.pagePos = end
 	l.numLevels += n
 	if numValues > 0 {
-		if err := l.values.decode(l, &l.dense, numValues); err != nil {
+		var err error
+		if l.conv != nil {
+			err = l.decodeConverted(numValues)
+		} else {
+			err = l.values.decode(l, &l.dense, numValues)
+		}
+		if err != nil {
 			return l.wrap(err)
 		}
 	}

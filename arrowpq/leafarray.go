@@ -47,6 +47,13 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	if err != nil {
 		return nil, err
 	}
+	if d.conv != nil {
+		// Converted as decoded: spread the dense prefix over the slots.
+		nv := d.n
+		values := d.takeConv()
+		spreadInPlace(values.Bytes(), nv, width, s)
+		return makeArray(dt, s, validBuf, values), nil
+	}
 	if conv.Kind == typemap.Identity && d.direct != nil {
 		// Decoded in place: spread the dense prefix over the slots.
 		nv := d.n

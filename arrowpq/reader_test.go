@@ -12,12 +12,15 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/oracle"
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
 func dataFile(name string) string { return filepath.Join(sharedTestdata, "parquet-testing/data", name) }
@@ -298,5 +301,97 @@ func TestNullFixedSizeList(t *testing.T) {
 		if err := oracle.Compare(got, want, oracle.Allowances{}); err != nil {
 			t.Errorf("batch size %d: %v", bs, err)
 		}
+	}
+}
+
+// TestConvertedDictionaryFallback reads columns whose values need a
+// conversion (decimals in FIXED_LEN_BYTE_ARRAY, INT96 timestamps, narrow
+// and unsigned integers, second timestamps) from chunks that start
+// dictionary-encoded and fall back to PLAIN mid-chunk, with nulls, in
+// batches that straddle the switch. pqarrow writes the file; the data must
+// equal the source.
+func TestConvertedDictionaryFallback(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 15, Scale: 2}, Nullable: true},
+		{Name: "dec38", Type: &arrow.Decimal128Type{Precision: 38, Scale: 4}, Nullable: true},
+		{Name: "ts96", Type: arrow.FixedWidthTypes.Timestamp_ns, Nullable: true},
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "u16", Type: arrow.PrimitiveTypes.Uint16},
+		{Name: "ts_s", Type: arrow.FixedWidthTypes.Timestamp_s, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	rng := rand.New(rand.NewPCG(9, 9))
+	const rows = 30_000
+	for i := range rows {
+		// The first rows repeat few values (dictionary), later ones are
+		// mostly distinct, so the dictionary fills up and pages fall back.
+		v := int64(i % 50)
+		if i > rows/3 {
+			v = rng.Int64N(1 << 40)
+		}
+		if i%11 == 5 {
+			for c := range 6 {
+				if c != 4 {
+					b.Field(c).AppendNull()
+				}
+			}
+			b.Field(4).(*array.Uint16Builder).Append(uint16(v))
+			continue
+		}
+		b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(v - 1<<39))
+		b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(v).Mul(decimal128.FromI64(-1_000_000_007)))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(v * 1_000_003))
+		b.Field(3).(*array.Int8Builder).Append(int8(v))
+		b.Field(4).(*array.Uint16Builder).Append(uint16(v))
+		b.Field(5).(*array.TimestampBuilder).Append(arrow.Timestamp(v))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithDictionaryPageSizeLimit(4<<10), parquet.WithDataPageSize(8<<10))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true), pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The premise: every chunk has dictionary pages and PLAIN ones (but
+	// INT96, which arrow-go never dictionary-encodes).
+	footer, err := metadata.ReadFooter(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, cc := range footer.Meta.RowGroups[0].Columns {
+		var dict, plain bool
+		for _, e := range cc.MetaData.Encodings {
+			dict = dict || e == format.Encoding_RLE_DICTIONARY || e == format.Encoding_PLAIN_DICTIONARY
+			plain = plain || e == format.Encoding_PLAIN
+		}
+		if (!dict || !plain) && c != 2 {
+			t.Fatalf("column %d has encodings %v: the file does not test a fallback", c, cc.MetaData.Encodings)
+		}
+	}
+	for _, bs := range []int{997, 1 << 20} {
+		tbl, err := arrowpq.ReadTable(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), &arrowpq.ReadOptions{BatchSize: bs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range schema.NumFields() {
+			got, err := array.Concatenate(tbl.Column(c).Data().Chunks(), mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := rec.Column(c); !array.Equal(got, want) {
+				t.Errorf("batch size %d: column %s (%s) differs from the source (%s)", bs, schema.Field(c).Name, got.DataType(), want.DataType())
+			}
+			got.Release()
+		}
+		tbl.Release()
 	}
 }

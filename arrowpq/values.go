@@ -40,6 +40,9 @@ type denseValues struct {
 	// flat fixed-width column aliases: values decode straight into it and
 	// are spread in place, with no copy (see leafReader.startDirect).
 	direct *memory.Buffer
+	// conv, when set, holds the converted values of a leaf with a
+	// convTarget, in the Arrow buffer direct (see convleaf.go).
+	conv []byte
 	// offBuf and dataBuf, when set, are the Arrow buffers that offsets and
 	// data of a BYTE_ARRAY leaf alias (see startBinary): byte arrays
 	// decode straight into the buffers of the String or Binary array.
@@ -224,8 +227,14 @@ func (d *denseValues) releaseBinary() {
 
 // releaseDirect drops a direct buffer that was not handed over.
 func (d *denseValues) releaseDirect() {
+	if d.conv != nil {
+		d.takeConv().Release()
+		return
+	}
 	if d.direct != nil {
-		d.takeDirect()
+		if buf := d.takeDirect(); buf != nil {
+			buf.Release()
+		}
 	}
 }
 

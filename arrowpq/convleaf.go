@@ -1,0 +1,162 @@
+package arrowpq
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
+	"github.com/arrowpq/arrowpq/typemap"
+)
+
+// convTarget is the conversion of a flat leaf whose Arrow values are fixed
+// width but not its physical values as stored (decimals, INT96
+// timestamps, narrowed or scaled integers, intervals, fixed-size binary).
+// Such a leaf converts values as it decodes them, straight into the
+// batch's Arrow buffer, and converts each column chunk's dictionary once,
+// so that dictionary pages gather converted values: a dictionary-encoded
+// DECIMAL column costs one 16-byte copy per value instead of a gather plus
+// a conversion (docs/performance.md).
+type convTarget struct {
+	conv  typemap.Conversion
+	dt    arrow.DataType // Arrow storage type
+	width int
+	int96 arrow.TimeUnit
+
+	// dict is the chunk's dictionary in Arrow layout; dictOK says it is
+	// current (a dictionary with a value the conversion rejects is not
+	// converted, and its pages take the per-value path, which fails only
+	// if a page uses that value).
+	dict   []byte
+	dictOK bool
+	// phys holds a page piece's physical values before conversion.
+	phys    denseValues
+	indices []int32
+}
+
+// newConvTarget returns the conversion of a flat leaf read as Arrow
+// storage type dt, or nil when the leaf decodes without one (or has no
+// fixed-width Arrow form).
+func newConvTarget(physical format.Type, conv typemap.Conversion, dt arrow.DataType, int96 arrow.TimeUnit) *convTarget {
+	switch physical {
+	case format.Type_BOOLEAN:
+		return nil
+	case format.Type_INT32, format.Type_INT64, format.Type_FLOAT, format.Type_DOUBLE, format.Type_BYTE_ARRAY:
+		if conv.Kind == typemap.Identity {
+			return nil // decoded in place, or not fixed width
+		}
+	}
+	if conv.Kind == typemap.Null {
+		return nil
+	}
+	w, err := storageWidth(dt)
+	if err != nil {
+		return nil
+	}
+	return &convTarget{conv: conv, dt: dt, width: w, int96: int96}
+}
+
+// convert writes the Arrow form of the values in d to dst (exactly
+// d.n*width bytes).
+func (c *convTarget) convert(dst []byte, d *denseValues) error {
+	out, err := convertDense(dst, c.conv, c.dt, d, c.width, c.int96)
+	if err != nil {
+		return err
+	}
+	if len(out) > 0 && &out[0] != &dst[0] {
+		copy(dst, out) // an identity conversion returns the values as they are
+	}
+	return nil
+}
+
+// convertDictionary converts the chunk's freshly decoded dictionary.
+func (c *convTarget) convertDictionary(dict *dictionary) {
+	c.dict = growBytes(c.dict, dict.n*c.width)
+	c.dictOK = dict.n == 0 || c.convert(c.dict, &dict.denseValues) == nil
+}
+
+// startConv points d.conv at a new Arrow buffer for numRows values of
+// width bytes: a flat leaf has at most one value per row.
+func (d *denseValues) startConv(mem memory.Allocator, numRows, width int) {
+	d.direct = newUninitBuffer(mem, numRows*width)
+	d.conv = d.direct.Bytes()[:0]
+}
+
+// takeConv hands over the buffer d.conv aliases.
+func (d *denseValues) takeConv() *memory.Buffer {
+	buf := d.direct
+	d.direct, d.conv = nil, nil
+	return buf
+}
+
+// decodeConverted decodes the next n values of the page and appends their
+// Arrow form to l.dense.conv.
+func (l *leafReader) decodeConverted(n int) error {
+	c := l.conv
+	d := &l.dense
+	start := len(d.conv)
+	if cap(d.conv)-start < n*c.width {
+		return fmt.Errorf("%d values beyond the batch's %d rows: %w", n, cap(d.conv)/c.width, pagecodec.ErrCorrupt)
+	}
+	tail := d.conv[start : start+n*c.width]
+	v := &l.values
+	if v.dict != nil && c.dictOK {
+		c.indices = growInt32(c.indices, n)
+		got, err := v.dictIdx.DecodeIndices(c.indices)
+		if err != nil {
+			return err
+		}
+		if got != n {
+			return short(got, n)
+		}
+		if err := gatherFixed(tail, c.dict, c.width, c.indices); err != nil {
+			return err
+		}
+	} else {
+		c.phys.reset(l.col)
+		if err := v.decode(l, &c.phys, n); err != nil {
+			return err
+		}
+		if err := c.convert(tail, &c.phys); err != nil {
+			return err
+		}
+	}
+	d.conv = d.conv[:start+n*c.width]
+	d.n += n
+	return nil
+}
+
+// gatherFixed copies the width-byte dictionary entries named by indices to
+// dst, with whole-array copies for the common widths (Decimal128 is 16
+// bytes, timestamps and Decimal64 8): a generic copy call per value costs
+// three times as much (lineitem's decimals).
+func gatherFixed(dst, dict []byte, width int, indices []int32) error {
+	n := len(dict) / width
+	dst = dst[:len(indices)*width]
+	for _, v := range indices {
+		if uint(v) >= uint(n) {
+			return fmt.Errorf("dictionary index %d out of range for %d values: %w", v, n, pagecodec.ErrCorrupt)
+		}
+	}
+	switch width {
+	case 16:
+		for i, v := range indices {
+			*(*[16]byte)(dst[i*16 : i*16+16]) = [16]byte(dict[int(v)*16 : int(v)*16+16])
+		}
+	case 8:
+		for i, v := range indices {
+			*(*[8]byte)(dst[i*8 : i*8+8]) = [8]byte(dict[int(v)*8 : int(v)*8+8])
+		}
+	case 4:
+		for i, v := range indices {
+			*(*[4]byte)(dst[i*4 : i*4+4]) = [4]byte(dict[int(v)*4 : int(v)*4+4])
+		}
+	default:
+		for i, v := range indices {
+			copy(dst[i*width:(i+1)*width], dict[int(v)*width:])
+		}
+	}
+	return nil
+}
