@@ -640,5 +640,15 @@ func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
 		}
 	}
 	d.n = n
+	if d.physical == format.Type_BYTE_ARRAY {
+		// Slack after the last value, so that gathers copy every short
+		// value as one 32-byte block (pagecodec's copyShort) instead of
+		// calling copy for values near the end: with tiny dictionaries
+		// ("A", "N", "R") that was every value (lineitem).
+		d.data = append(d.data, make([]byte, dictionarySlack)...)
+	}
 	return nil
 }
+
+// dictionarySlack is the zero padding after a BYTE_ARRAY dictionary's data.
+const dictionarySlack = 32
