@@ -217,6 +217,10 @@ func (a *Assembler) AppendRecords(def, rep []int16, maxRecords int) (consumed in
 		consumed, err = appendList[int64](a, def, rep, limit)
 	case p.MaxRep == 1:
 		consumed, err = appendList[int32](a, def, rep, limit)
+	case p.MaxRep == 2 && a.large:
+		consumed, err = appendList2[int64](a, def, rep, limit)
+	case p.MaxRep == 2:
+		consumed, err = appendList2[int32](a, def, rep, limit)
 	case a.large:
 		consumed, err = appendDeep[int64](a, def, rep, limit)
 	default:

@@ -22,8 +22,13 @@ import (
 // BenchmarkAssembleRecords (the reader's pattern: pages of 10000 levels,
 // batches of 4096 records), CPU time per level: list<int64> 11 ns before
 // (per-level bit writes with a branch per record start, which mispredicts
-// on short lists, plus the reader's own record scan), 3.3 ns now; a
-// list<struct> leaf (the generic path before) 21 ns, 3.8 ns now.
+// on short lists, plus the reader's own record scan), 3.1 ns now; a
+// list<struct> leaf (the generic path before) 21 ns, 3.5 ns now;
+// list<list<int64>> (generic) 19 ns, 5.6 ns now (appendList2).
+//
+// appendList and appendList2 (MaxRep 1 and 2) run the pass in chunks of
+// fixed-size arrays (see listChunk); appendDeep is the same pass for any
+// depth, one depth at a time per level, with its counters in memory.
 
 // maxFastRep bounds the depth of the columns appendDeep handles, so its
 // per-depth state fits a fixed array; deeper ones take the generic path.
@@ -98,7 +103,9 @@ const chunk = 256
 // hold at least len(def)+chunk entries; rep is as long as def.
 func listPass(def, rep []int16, off []int32, d0, d1 []int16, elemDef, maxDef int16, prev uint) (i int, j0, j1, last uint) {
 	rep = rep[:len(def)]
+	c := listConsts{elemDefM1: int(elemDef) - 1, maxDef: int(maxDef)}
 	var tailDef, tailRep [chunk]int16
+	p := int(prev)
 	for i < len(def) {
 		m := min(chunk, len(def)-i)
 		dc, rc := &tailDef, &tailRep
@@ -107,50 +114,67 @@ func listPass(def, rep []int16, off []int32, d0, d1 []int16, elemDef, maxDef int
 		} else {
 			copy(dc[:], def[i:])
 			copy(rc[:], rep[i:])
+			// Past the end, repetition level -1 stops the chunk.
+			for k := m; k < chunk; k++ {
+				rc[k] = -1
+			}
 		}
-		t, k0, k1, p := listChunk(dc, rc, m, (*[chunk]int32)(off[j0:]), (*[chunk]int16)(d0[j0:]), (*[chunk]int16)(d1[j1:]),
-			int32(j1), elemDef, maxDef, prev)
+		t, k0, k1, pt := listChunk(dc, rc, (*[chunk]int32)(off[j0:]), (*[chunk]int16)(d0[j0:]), (*[chunk]int16)(d1[j1:]), &c, p)
+		for k := range off[j0 : j0+uint(k0)] {
+			off[j0+uint(k)] += int32(j1)
+		}
 		i += t
-		j0 += k0
-		j1 += k1
-		prev = p
+		j0 += uint(k0)
+		j1 += uint(k1)
+		p = pt
 		if t < m {
 			break
 		}
 	}
-	return i, j0, j1, prev
+	return i, j0, j1, uint(p)
 }
 
-// listChunk runs up to m (<= chunk) levels. Fixed-size arrays indexed by
-// masked counters need no bounds checks, which leaves registers for the
-// counters: with slices they spilled, and the loop-carried counters went
-// through memory. Flags are sign bits of differences, fewer instructions
-// than comparisons made 0 or 1. (list<int64>: 3.9 ns/level with slices and
-// comparisons, 3.0 with arrays, 2.7 with sign bits.)
-func listChunk(def, rep *[chunk]int16, m int, off *[chunk]int32, d0, d1 *[chunk]int16, base1 int32, elemDef, maxDef int16, prev uint) (t int, j0, j1, last uint) {
-	em1, mx := int(elemDef)-1, int(maxDef)
-	p := int(prev)
-	var n0, n1 int
-	for t = 0; t < m; t++ {
-		d := def[t&(chunk-1)]
-		ud, ur := int(uint16(d)), int(uint16(rep[t&(chunk-1)]))
+// listConsts holds listChunk's loop invariants.
+type listConsts struct{ elemDefM1, maxDef int }
+
+// listChunk runs a chunk of levels, stopping at the first invalid one (the
+// padding of a short chunk is invalid), and returns how many it took, the
+// depth-0 and depth-1 slots they made and whether the last had a depth-1
+// slot. Offsets are written relative to the chunk's first depth-1 slot.
+//
+// It is shaped for Go's register allocator, whose spills had put the
+// loop-carried counters through memory: fixed-size arrays indexed by
+// counters below chunk need no bounds checks (nor lengths in registers),
+// the two slot counters share a register, the loop bound is a constant.
+// Flags are sign bits of differences, fewer instructions than comparisons
+// made 0 or 1. (BenchmarkAssembleRecords list<int64>, CPU per level of the
+// whole append: 3.7 ns with arrays and comparisons, 3.3 with sign bits,
+// 3.1 with shared counters, of which this loop takes 1.8.)
+func listChunk(def, rep *[chunk]int16, off *[chunk]int32, d0, d1 *[chunk]int16, c *listConsts, prev int) (t, n0, n1, last int) {
+	em1, mx := c.elemDefM1, c.maxDef
+	// Nil checks once here rather than on every use in the loop.
+	_, _, _, _, _ = def[0], rep[0], off[0], d0[0], d1[0]
+	var n uint64 // n0 in the low half, n1 in the high half
+	for t = 0; t < chunk; t++ {
+		d := def[t]
+		ud, ur := int(uint16(d)), int(uint16(rep[t]))
 		s := 1 - ur                  // record start: 1 for rep 0, < 0 past max rep 1
 		e := int(uint(em1-ud) >> 63) // the level has a depth-1 slot
 		// Negative when the level is out of range, or has rep 1 where
 		// it or the level before has no element to continue.
-		if (mx-ud)|s|((s|e&p)-1) < 0 {
+		if (mx-ud)|s|((s|e&prev)-1) < 0 {
 			break
 		}
 		// Written for every level; a level that starts no record writes
 		// the next record's entry, which that record overwrites.
-		off[n0&(chunk-1)] = base1 + int32(n1)
-		d0[n0&(chunk-1)] = d
-		d1[n1&(chunk-1)] = d
-		n0 += s
-		n1 += e
-		p = e
+		i0, i1 := uint8(n), uint8(n>>32)
+		off[i0] = int32(i1)
+		d0[i0] = d
+		d1[i1] = d
+		n += uint64(s) | uint64(e)<<32
+		prev = e
 	}
-	return t, uint(n0), uint(n1), uint(p)
+	return t, int(uint32(n)), int(n >> 32), prev
 }
 
 // recordCut returns how many levels come before the level with repetition
@@ -196,6 +220,119 @@ func zeros64(l *[64]int16) int {
 		nonzero += bits.OnesCount64(acc)
 	}
 	return 64 - nonzero
+}
+
+// appendList2 is appendList for MaxRep = 2 (list<list<...>>, a map or
+// list inside a list), the depth-by-depth loop of appendDeep unrolled so
+// that its counters stay in registers.
+func appendList2[O int32 | int64](a *Assembler, def, rep []int16, limit int) (int, error) {
+	p := a.p
+	cut := recordCut(rep, limit)
+	dep0, dep1, dep2 := &a.depth[0], &a.depth[1], &a.depth[2]
+	offp0 := offsetsOf[O](&a.nodes[dep0.repeated])
+	offp1 := offsetsOf[O](&a.nodes[dep1.repeated])
+	base0, base1 := len(*offp0), len(*offp1)
+	*offp0 = slices.Grow(*offp0, cut+chunk)
+	*offp1 = slices.Grow(*offp1, cut+chunk)
+	// int32 offsets relative to the piece, as in appendList.
+	a.offScratch = slices.Grow(a.offScratch[:0], 2*(cut+chunk))[:2*(cut+chunk)]
+	o0, o1 := a.offScratch[:cut+chunk], a.offScratch[cut+chunk:]
+	dep0.defs = grow16(dep0.defs, cut+chunk)
+	dep1.defs = grow16(dep1.defs, cut+chunk)
+	dep2.defs = grow16(dep2.defs, cut+chunk)
+	c := list2Consts{
+		d1m1:   int(p.Nodes[dep0.repeated].DefLevel) - 1,
+		d2m1:   int(p.Nodes[dep1.repeated].DefLevel) - 1,
+		maxDef: int(p.MaxDef),
+	}
+	def, rep = def[:cut], rep[:cut]
+	var tailDef, tailRep [chunk]int16
+	prev := a.prevDepth
+	var i, j0, j1, j2 int
+	for i < len(def) {
+		m := min(chunk, len(def)-i)
+		dc, rc := &tailDef, &tailRep
+		if m == chunk {
+			dc, rc = (*[chunk]int16)(def[i:]), (*[chunk]int16)(rep[i:])
+		} else {
+			copy(dc[:], def[i:])
+			copy(rc[:], rep[i:])
+			// Past the end, repetition level -1 stops the chunk.
+			for k := m; k < chunk; k++ {
+				rc[k] = -1
+			}
+		}
+		t, k0, k1, k2, pr := list2Chunk(dc, rc, (*[chunk]int32)(o0[j0:]), (*[chunk]int32)(o1[j1:]),
+			(*[chunk]int16)(dep0.defs[j0:]), (*[chunk]int16)(dep1.defs[j1:]), (*[chunk]int16)(dep2.defs[j2:]), &c, prev)
+		for k := range o0[j0 : j0+k0] {
+			o0[j0+k] += int32(j1)
+		}
+		for k := range o1[j1 : j1+k1] {
+			o1[j1+k] += int32(j2)
+		}
+		i, j0, j1, j2 = i+t, j0+k0, j1+k1, j2+k2
+		if t > 0 {
+			prev = pr
+		}
+		if t < m {
+			break
+		}
+	}
+	off0, off1 := (*offp0)[base0:base0+j0], (*offp1)[base1:base1+j1]
+	n1, n2 := O(dep1.slots), O(dep2.slots)
+	for k, o := range o0[:len(off0)] {
+		off0[k] = O(o) + n1
+	}
+	for k, o := range o1[:len(off1)] {
+		off1[k] = O(o) + n2
+	}
+	*offp0, *offp1 = (*offp0)[:base0+j0], (*offp1)[:base1+j1]
+	a.finishDepth(0, dep0.defs[:j0])
+	a.finishDepth(1, dep1.defs[:j1])
+	a.finishDepth(2, dep2.defs[:j2])
+	a.prevDepth = prev
+	if i < cut {
+		return i, a.levelError(i, def[i], rep[i], prev)
+	}
+	return i, nil
+}
+
+// list2Consts holds list2Chunk's loop invariants: the definition levels
+// minus one at which a level reaches depth 1 and 2, and the max.
+type list2Consts struct{ d1m1, d2m1, maxDef int }
+
+// list2Chunk runs a chunk of levels for appendList2, stopping at the first
+// invalid one (the padding of a short chunk is invalid). Offsets are
+// written relative to the chunk's first slot of the next depth.
+func list2Chunk(def, rep *[chunk]int16, off0, off1 *[chunk]int32, d0, d1, d2 *[chunk]int16, c *list2Consts, prev int) (t, n0, n1, n2, last int) {
+	d1m1, d2m1, mx := c.d1m1, c.d2m1, c.maxDef
+	// Nil checks once here rather than on every use in the loop.
+	_, _, _, _, _, _, _ = def[0], rep[0], off0[0], off1[0], d0[0], d1[0], d2[0]
+	var n uint64 // the slot counters of depth 0, 1, 2 in 16-bit fields
+	for t = 0; t < chunk; t++ {
+		d := def[t]
+		ud, ur := int(uint16(d)), int(uint16(rep[t]))
+		e1 := int(uint(d1m1-ud) >> 63) // a slot at depth 1 ...
+		e2 := int(uint(d2m1-ud) >> 63) // ... and 2 (e2 implies e1)
+		sd := e1 + e2
+		// Negative when out of range, or continuing a list this level
+		// leaves empty, or one the previous level left empty (or none:
+		// prev = -1 at the start of the batch).
+		if (mx-ud)|(2-ur)|(sd-ur)|(max(prev, 0)-ur) < 0 {
+			break
+		}
+		h0 := uint64(ur-1) >> 63                // rep 0
+		h1 := uint64(e1) & (uint64(ur-2) >> 63) // rep <= 1 and a depth-1 slot
+		i0, i1, i2 := uint8(n), uint8(n>>16), uint8(n>>32)
+		off0[i0] = int32(i1)
+		d0[i0] = d
+		off1[i1] = int32(i2)
+		d1[i1] = d
+		d2[i2] = d
+		n += h0 | h1<<16 | uint64(e2)<<32
+		prev = sd
+	}
+	return t, int(uint16(n)), int(uint16(n >> 16)), int(uint16(n >> 32)), prev
 }
 
 // deepDepth is appendDeep's state for one depth.

@@ -398,3 +398,27 @@ func FuzzAssembleRecords(f *testing.F) {
 		}
 	})
 }
+
+// recordCut (64 levels a step, then level by level) against the hand count,
+// on long inputs where the cut falls anywhere in or across blocks.
+func TestRecordCut(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 61))
+	for iter := 0; iter < 2000; iter++ {
+		rep := make([]int16, rng.IntN(700))
+		pZero := rng.Float64()
+		for i := range rep {
+			if rng.Float64() >= pZero {
+				rep[i] = int16(rng.IntN(5)) - 1 // invalid levels count as non-zero too
+				if rep[i] == 0 {
+					rep[i] = -32768
+				}
+			}
+		}
+		limit := rng.IntN(len(rep) + 2)
+		if got, want := recordCut(rep, limit), refCut(rep, false, 0, limit); got != want {
+			t.Fatalf("recordCut(%d levels, %d) = %d, want %d", len(rep), limit, got, want)
+		}
+	}
+}
