@@ -185,10 +185,13 @@ func (a *Assembler) Append(def, rep []int16) error {
 // maxRecords, which takes only the rest of that record (repetition levels >
 // 0) once NumRows() = maxRecords, and returns 0 if the page starts a record.
 // A maxRecords at or below NumRows() likewise consumes only the rest of the
-// current record. Without repetition every level is a record.
+// current record. Without repetition every level is a record. As with
+// Append, the first call after Finish starts a new batch, def and rep are
+// only read during the call, and the outputs are the Assembler's.
 //
-// On error, consumed is the number of levels before the bad one; the batch
-// is garbage and the Assembler must be Reset.
+// Levels are validated up to the cut only: a bad level after it is left
+// for the next batch to report. On error, consumed is the number of levels
+// before the bad one; the batch is garbage and the Assembler must be Reset.
 func (a *Assembler) AppendRecords(def, rep []int16, maxRecords int) (consumed int, err error) {
 	if a.finished {
 		a.clear()

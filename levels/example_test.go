@@ -73,3 +73,36 @@ func ExampleSplitRecords() {
 	fmt.Println(n, rows, complete)
 	// Output: 4 2 true
 }
+
+// Reading a LIST<int32> column in batches of 2 rows from two pages, as a
+// column reader does: AppendRecords stops before the third record, wherever
+// the pages cut. Rows: [1, 2], [3], null, [4, 5].
+func ExampleAssembler_AppendRecords() {
+	path, _ := levels.NewPath([]levels.Repetition{levels.Optional, levels.Repeated, levels.Optional})
+	a, _ := levels.NewAssembler(path, nil)
+	pages := []struct{ def, rep []int16 }{
+		{[]int16{3, 3}, []int16{0, 1}},
+		{[]int16{3, 0, 3, 3}, []int16{0, 0, 0, 1}},
+	}
+	page, pos := 0, 0
+	for page < len(pages) {
+		for page < len(pages) {
+			p := pages[page]
+			n, err := a.AppendRecords(p.def[pos:], p.rep[pos:], 2)
+			if err != nil {
+				panic(err)
+			}
+			pos += n
+			if pos < len(p.def) {
+				break // the next level starts the next batch
+			}
+			page, pos = page+1, 0
+		}
+		a.Finish()
+		valid, _ := a.Validity(0)
+		fmt.Printf("rows %d, list validity %02b, offsets %v, values %d\n", a.NumRows(), valid[0], a.Offsets32(1), a.NumValues())
+	}
+	// Output:
+	// rows 2, list validity 11, offsets [0 2 3], values 3
+	// rows 2, list validity 10, offsets [0 0 2], values 2
+}
