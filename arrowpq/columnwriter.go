@@ -44,6 +44,7 @@ type columnWriter struct {
 	// array whose dictionary is values.
 	values  arrow.Array
 	dictIdx arrow.Array
+	memo    dictMemo
 
 	g gathered
 
@@ -205,6 +206,7 @@ func (c *columnWriter) startChunk() {
 	if c.bloom != nil {
 		c.bloom.reset()
 	}
+	c.resetMemo()
 	c.resetPage()
 }
 
@@ -248,9 +250,11 @@ func (c *columnWriter) bind(top arrow.Array) error {
 				if ext, ok := c.values.(array.ExtensionArray); ok {
 					c.values = ext.Storage()
 				}
+				c.bindMemo(d.Len(), c.values.Len())
 			} else {
 				c.nodes[k] = levels.NodeData{Len: arr.Len(), Offset: arr.Data().Offset(), Validity: c.validity(arr)}
 				c.dictIdx, c.values = nil, arr
+				c.memo.on = false
 			}
 			return nil
 		}
@@ -360,14 +364,16 @@ func (c *columnWriter) writeRows(start, n int) error {
 				continue
 			}
 			// The dictionary is within a few values of its limit: the rest
-			// of the chunk goes in the fallback encoding.
+			// of the chunk goes in the fallback encoding, gathered again
+			// (the memo path gathers distinct values only).
 			if err := c.flushPage(); err != nil {
 				return err
 			}
 			c.dict = false
-			break
 		}
-		c.appendPiece(rows)
+		if err := c.appendPiece(rows); err != nil {
+			return err
+		}
 		raw := float64(c.g.rawBytes+2*int64(len(c.shred.Def())+len(c.shred.Rep()))) / float64(rows)
 		if c.rawPerRow == 0 {
 			c.rawPerRow = max(raw, 0.125)
@@ -400,6 +406,19 @@ func (c *columnWriter) dictFits() bool {
 		size = c.dba.DictSize()
 	}
 	return int64(size)+c.g.dictBytes <= int64(c.cfg.dictPageSize)
+}
+
+// dictLen returns the number of values of the dictionary so far.
+func (c *columnWriter) dictLen() int {
+	switch c.phys {
+	case format.Type_INT32, format.Type_FLOAT:
+		return c.d32.DictLen()
+	case format.Type_INT64, format.Type_DOUBLE:
+		return c.d64.DictLen()
+	case format.Type_INT96:
+		return c.d96.DictLen()
+	}
+	return c.dba.DictLen()
 }
 
 // dictSize returns the PLAIN size of the dictionary so far.
@@ -449,7 +468,7 @@ func (c *columnWriter) pageBytes() int {
 
 // appendPiece adds the shredded levels and gathered values of rows rows
 // to the page.
-func (c *columnWriter) appendPiece(rows int) {
+func (c *columnWriter) appendPiece(rows int) error {
 	def, rep := c.shred.Def(), c.shred.Rep()
 	numLevels := rows
 	if c.col.MaxDef > 0 {
@@ -472,19 +491,25 @@ func (c *columnWriter) appendPiece(rows int) {
 	c.pageRows += rows
 	c.pageStats.nulls += int64(numLevels - g.n)
 	c.pageUnencoded += g.unencoded
-	c.pageRaw += g.dictBytes
-	c.encodeValues()
+	c.pageRaw += g.rawBytes
+	if err := c.encodeValues(); err != nil {
+		return err
+	}
 	c.updateStats()
+	return nil
 }
 
 // encodeValues hands the gathered values to the page's encoder.
-func (c *columnWriter) encodeValues() {
+func (c *columnWriter) encodeValues() error {
 	g := &c.g
 	if g.n == 0 {
-		return
+		return nil
 	}
 	if c.dict {
 		c.dictUsed = true
+		if g.memo {
+			return c.encodeMemo()
+		}
 		switch c.phys {
 		case format.Type_INT32:
 			c.d32.AppendInt32(g.i32)
@@ -501,7 +526,7 @@ func (c *columnWriter) encodeValues() {
 		case format.Type_FIXED_LEN_BYTE_ARRAY:
 			c.dba.AppendFixedLenByteArray(g.fixed)
 		}
-		return
+		return nil
 	}
 	switch c.phys {
 	case format.Type_BOOLEAN:
@@ -561,6 +586,7 @@ func (c *columnWriter) encodeValues() {
 			c.plain = pagecodec.AppendPlainFixedLenByteArray(c.plain, g.fixed)
 		}
 	}
+	return nil
 }
 
 // appendDeltaInt32 adds INT32 values to the DELTA_BINARY_PACKED encoder

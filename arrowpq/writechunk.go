@@ -226,6 +226,7 @@ func (c *columnWriter) updateStats() {
 			bf.insertFixed(g.fixed, c.width)
 		}
 	}
+	st.nans += g.nanExtra
 }
 
 func addEncoding(list *[]format.Encoding, e format.Encoding) {

@@ -299,17 +299,56 @@ func (s *statsAcc) updateByteArray(offsets []int32, data []byte) {
 	if len(offsets) < 2 || s.kind == cmpNone {
 		return
 	}
-	lo := data[offsets[0]:offsets[1]]
-	hi := lo
+	lo, hi := byteArrayMinMax(offsets, data)
+	s.addBytes(lo, hi)
+}
+
+// byteArrayMinMax returns the least and the greatest of the values
+// data[offsets[i]:offsets[i+1]] (at least one) in unsigned byte-wise order.
+// A value is compared in full only when its first 8 bytes, as a big-endian
+// integer, do not place it strictly between the bounds so far: one
+// bytes.Compare per value was 15% of BenchmarkWrite data=lineitem.
+func byteArrayMinMax(offsets []int32, data []byte) (lo, hi []byte) {
+	lo = data[offsets[0]:offsets[1]]
+	hi = lo
+	loK := prefixKey(data, offsets[0], offsets[1])
+	hiK := loK
 	for i := 1; i+1 < len(offsets); i++ {
-		v := data[offsets[i]:offsets[i+1]]
-		if bytes.Compare(v, lo) < 0 {
-			lo = v
-		} else if bytes.Compare(v, hi) > 0 {
-			hi = v
+		start, end := offsets[i], offsets[i+1]
+		k := prefixKey(data, start, end)
+		if k > loK && k < hiK {
+			continue
+		}
+		v := data[start:end]
+		if k < loK || k == loK && bytes.Compare(v, lo) < 0 {
+			lo, loK = v, k
+		} else if k > hiK || k == hiK && bytes.Compare(v, hi) > 0 {
+			hi, hiK = v, k
 		}
 	}
-	s.addBytes(lo, hi)
+	return lo, hi
+}
+
+// prefixKey returns the first 8 bytes of data[start:end] as a big-endian
+// integer, zero padded: a smaller key means a smaller value; equal keys
+// tell nothing.
+func prefixKey(data []byte, start, end int32) uint64 {
+	n := end - start
+	if int(start)+8 <= len(data) {
+		k := binary.BigEndian.Uint64(data[start:])
+		if n >= 8 {
+			return k
+		}
+		return k &^ (math.MaxUint64 >> (8 * uint(n))) // keep n bytes
+	}
+	var k uint64
+	for i, b := range data[start:end] {
+		if i == 8 {
+			break
+		}
+		k |= uint64(b) << (56 - 8*uint(i))
+	}
+	return k
 }
 
 // merge adds the statistics of o (same kind) to s.

@@ -228,3 +228,12 @@ func peakHeap(fn func()) uint64 {
 	wg.Wait()
 	return peak.Load()
 }
+
+// reportCPU reports cpu-MB/s: the bytes of b.SetBytes per second of
+// process CPU time since cpu0 (GC and the heap sampler included, for every
+// implementation alike). Compare ratios of it when wall time is noisy.
+func reportCPU(b *testing.B, bytes int64, cpu0 time.Duration) {
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+	}
+}

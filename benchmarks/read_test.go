@@ -30,6 +30,7 @@ func BenchmarkRead(b *testing.B) {
 					b.ReportAllocs()
 					var peak uint64
 					var rows int64
+					cpu0 := processCPU()
 					for b.Loop() {
 						p := peakHeap(func() {
 							switch impl {
@@ -45,6 +46,7 @@ func BenchmarkRead(b *testing.B) {
 						b.Fatalf("read %d rows, want %d", rows, fact.rows)
 					}
 					b.ReportMetric(float64(fact.rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+					reportCPU(b, fact.bytes, cpu0)
 					b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 				})
 			}

@@ -43,6 +43,7 @@ func BenchmarkWrite(b *testing.B) {
 					b.ReportAllocs()
 					var peak uint64
 					var size int64
+					cpu0 := processCPU()
 					for b.Loop() {
 						cw := &countingWriter{}
 						p := peakHeap(func() {
@@ -57,6 +58,7 @@ func BenchmarkWrite(b *testing.B) {
 						size = cw.n
 					}
 					b.ReportMetric(float64(rec.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+					reportCPU(b, arrowBytes(rec), cpu0)
 					b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 					b.ReportMetric(float64(size)/(1<<20), "file-MB")
 				})
@@ -65,7 +67,7 @@ func BenchmarkWrite(b *testing.B) {
 	}
 }
 
-func writeArrowpq(b *testing.B, w io.Writer, rec arrow.RecordBatch, codec compress.Compression) {
+func writeArrowpq(b testing.TB, w io.Writer, rec arrow.RecordBatch, codec compress.Compression) {
 	pw, err := arrowpq.NewWriter(w, rec.Schema(), &arrowpq.WriteOptions{Compression: arrowpqCodecs[codec], RowGroupRows: rowGroupRows})
 	if err != nil {
 		b.Fatal(err)
@@ -78,7 +80,7 @@ func writeArrowpq(b *testing.B, w io.Writer, rec arrow.RecordBatch, codec compre
 	}
 }
 
-func writePqarrow(b *testing.B, w io.Writer, rec arrow.RecordBatch, codec compress.Compression) {
+func writePqarrow(b testing.TB, w io.Writer, rec arrow.RecordBatch, codec compress.Compression) {
 	props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithMaxRowGroupLength(rowGroupRows))
 	pw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {

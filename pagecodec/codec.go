@@ -20,6 +20,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
@@ -222,8 +223,11 @@ type Compressor struct {
 // default; otherwise it is the codec's own scale: GZIP 1..9, BROTLI 0..11,
 // ZSTD 1..22 (zstd's scale, mapped to the nearest encoder speed), LZ4 and
 // LZ4_RAW a positive level select the high-compression block compressor with
-// that search depth. SNAPPY and UNCOMPRESSED ignore the level. LZO returns
-// [ErrUnsupported].
+// that search depth. SNAPPY: levels up to 1 are the reference encoder
+// (golang/snappy, the output size of parquet-cpp, arrow-rs and parquet-java),
+// 2 and above klauspost's "better" Snappy encoder, which arrow-go uses: up
+// to 8% smaller on text, half the speed. UNCOMPRESSED ignores the level. LZO
+// returns [ErrUnsupported].
 func NewCompressor(codec format.CompressionCodec, level int) (*Compressor, error) {
 	c := &Compressor{codec: codec, level: level}
 	switch codec {
@@ -246,7 +250,15 @@ func NewCompressor(codec format.CompressionCodec, level int) (*Compressor, error
 		}
 		c.brw = brotli.NewWriterLevel(&c.aw, level)
 	case format.CompressionCodec_ZSTD:
-		opts := []zstd.EOption{zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true)}
+		// Literal entropy coding even for blocks without matches, as
+		// arrow-go does: pages of random integers and of dictionary
+		// indices have no LZ matches but skewed bytes, and at the default
+		// level klauspost skips them (BenchmarkWrite data=nested ZSTD:
+		// 12.85 MB without, 11.6 with; pqarrow 11.53). No frame checksum:
+		// the page CRC covers the body, and libzstd (parquet-cpp,
+		// arrow-rs) writes none by default.
+		opts := []zstd.EOption{zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
+			zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderCRC(false)}
 		if level != 0 {
 			opts = append(opts, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
 		}
@@ -276,8 +288,16 @@ func (c *Compressor) AppendCompressed(dst, src []byte) ([]byte, error) {
 		return append(dst, src...), nil
 	case format.CompressionCodec_SNAPPY:
 		n := len(dst)
-		dst = grow(dst, snappy.MaxEncodedLen(len(src)))
-		out := snappy.Encode(dst[n:cap(dst)], src)
+		// Room for either encoder's bound, so that neither allocates.
+		dst = grow(dst, max(snappy.MaxEncodedLen(len(src)), s2.MaxEncodedLen(len(src))))
+		var out []byte
+		if c.level >= 2 {
+			// Snappy block format (no S2 extensions), decodable by
+			// every Snappy decoder; it may use 4-byte copy offsets.
+			out = s2.EncodeSnappyBetter(dst[n:cap(dst)], src)
+		} else {
+			out = snappy.Encode(dst[n:cap(dst)], src)
+		}
 		return dst[:n+len(out)], nil
 	case format.CompressionCodec_GZIP:
 		c.aw.b = dst

@@ -1,0 +1,218 @@
+package arrowpq
+
+import (
+	"fmt"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
+)
+
+// Arrow dictionary arrays whose dictionary is small next to the batch are
+// written through their dictionary: each Arrow dictionary value the batch
+// uses is converted, hashed into the Parquet dictionary and checked once per
+// batch and column chunk, and the values of a piece are written as their
+// Arrow indices translated through a memo (one load per value, no hash).
+// Statistics and bloom filters take the distinct values of each piece,
+// which give the same min, max and set; counts that depend on repetition
+// (NaNs, unencoded BYTE_ARRAY bytes) are weighted by occurrences.
+//
+// When the Parquet dictionary falls back (it is full, or it does not pay),
+// the rest of the chunk takes the per-value path of writegather.go.
+
+// memoSlack is how much longer than the batch an Arrow dictionary may be
+// for the memo path: clearing the memo costs one store per dictionary value.
+const memoSlack = 4096
+
+// dictMemo is the state of the memo path for the bound batch.
+type dictMemo struct {
+	on    bool     // the bound batch takes the memo path
+	pidx  []uint32 // per Arrow dictionary value: Parquet index + 1, 0 if none yet
+	stamp []uint32 // per Arrow dictionary value: the last piece that used it
+	count []int32  // per Arrow dictionary value: uses in the current piece
+	epoch uint32
+
+	distinct []int64 // Arrow indices of the piece's values, first use order
+	known    []int64
+	fresh    int // distinct[:fresh] have no Parquet index yet
+	out      []uint32
+}
+
+// bindMemo decides whether the batch, whose leaf is a dictionary array of
+// numSlots slots over dictLen values, takes the memo path.
+func (c *columnWriter) bindMemo(numSlots, dictLen int) {
+	m := &c.memo
+	m.on = c.cfg.dictionary && dictLen <= numSlots+memoSlack
+	if !m.on {
+		return
+	}
+	m.pidx = grown(m.pidx, dictLen)
+	m.stamp = grown(m.stamp, dictLen)
+	m.count = grown(m.count, dictLen)
+	clear(m.pidx)
+	clear(m.stamp)
+	clear(m.count)
+	m.epoch = 0
+}
+
+// resetMemo forgets the Parquet indices: a new column chunk has a new
+// dictionary.
+func (c *columnWriter) resetMemo() {
+	if c.memo.on {
+		clear(c.memo.pidx)
+	}
+}
+
+// memoPiece reduces the Arrow indices idx of a piece's values to their
+// distinct values, fresh ones first, counting the uses of each.
+func (m *dictMemo) memoPiece(idx []int64) {
+	m.epoch++
+	if m.epoch == 0 {
+		clear(m.stamp)
+		m.epoch = 1
+	}
+	epoch, stamp, count, pidx := m.epoch, m.stamp, m.count, m.pidx
+	fresh, known := m.distinct[:0], m.known[:0]
+	for _, j := range idx {
+		if stamp[j] != epoch {
+			stamp[j] = epoch
+			if pidx[j] == 0 {
+				fresh = append(fresh, j)
+			} else {
+				known = append(known, j)
+			}
+		}
+		count[j]++
+	}
+	m.fresh, m.known = len(fresh), known
+	m.distinct = append(fresh, known...)
+}
+
+// gatherMemo gathers the distinct values of the piece whose Arrow
+// dictionary indices are idx, and sets the counts of c.g for all of them.
+func (c *columnWriter) gatherMemo(idx []int64) error {
+	g, m := &c.g, &c.memo
+	m.memoPiece(idx)
+	distinct := m.distinct
+	defer func() {
+		for _, j := range distinct {
+			m.count[j] = 0
+		}
+	}()
+	if c.values.NullN() > 0 {
+		for _, j := range distinct {
+			if c.values.IsNull(int(j)) {
+				return fmt.Errorf("valid dictionary index refers to a null dictionary value: %w", errInvalidArray)
+			}
+		}
+	}
+	g.unordered = !contiguousAny(distinct)
+	if err := c.gatherValues(distinct); err != nil {
+		return err
+	}
+	n := int64(len(idx))
+	g.n, g.memo = len(idx), true
+	// The Parquet dictionary grows by the fresh values at most.
+	fresh := int64(m.fresh)
+	switch c.phys {
+	case format.Type_INT32, format.Type_FLOAT:
+		g.rawBytes, g.dictBytes = 4*n, 4*fresh
+	case format.Type_INT64, format.Type_DOUBLE:
+		g.rawBytes, g.dictBytes = 8*n, 8*fresh
+	case format.Type_INT96:
+		g.rawBytes, g.dictBytes = 12*n, 12*fresh
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		g.rawBytes, g.dictBytes = int64(c.width)*n, int64(c.width)*fresh
+	case format.Type_BYTE_ARRAY:
+		var total, freshBytes int64
+		for k, j := range distinct {
+			l := int64(g.offs[k+1] - g.offs[k])
+			total += int64(m.count[j]) * l
+			if k < m.fresh {
+				freshBytes += 4 + l
+			}
+		}
+		g.unencoded, g.rawBytes, g.dictBytes = total, total+4*n, freshBytes
+	}
+	// NaNs are counted per occurrence; the statistics see each once.
+	g.nanExtra = 0
+	switch {
+	case c.phys == format.Type_FLOAT:
+		for k, v := range g.f32 {
+			if v != v {
+				g.nanExtra += int64(m.count[distinct[k]] - 1)
+			}
+		}
+	case c.phys == format.Type_DOUBLE:
+		for k, v := range g.f64 {
+			if v != v {
+				g.nanExtra += int64(m.count[distinct[k]] - 1)
+			}
+		}
+	case c.pageStats.kind == cmpFloat16:
+		for k := range distinct {
+			if isFloat16NaN(g.fixed[2*k:]) {
+				g.nanExtra += int64(m.count[distinct[k]] - 1)
+			}
+		}
+	}
+	return nil
+}
+
+func isFloat16NaN(b []byte) bool {
+	h := uint16(b[0]) | uint16(b[1])<<8
+	return h&0x7c00 == 0x7c00 && h&0x03ff != 0
+}
+
+// encodeMemo gives the fresh values of the piece their Parquet indices and
+// adds the indices of all its values to the page. The caller checked that
+// the dictionary has room for the fresh values.
+func (c *columnWriter) encodeMemo() error {
+	g, m := &c.g, &c.memo
+	idx := g.sidx
+	fresh := m.fresh
+	m.out = grown(m.out, max(fresh, len(idx)))
+	out := m.out[:fresh]
+	var taken int
+	switch c.phys {
+	case format.Type_INT32:
+		taken = c.d32.InsertInt32(out, g.i32[:fresh])
+	case format.Type_FLOAT:
+		taken = c.d32.InsertFloat(out, g.f32[:fresh])
+	case format.Type_INT64:
+		taken = c.d64.InsertInt64(out, g.i64[:fresh])
+	case format.Type_DOUBLE:
+		taken = c.d64.InsertDouble(out, g.f64[:fresh])
+	case format.Type_INT96:
+		taken = c.d96.InsertInt96(out, g.i96[:fresh])
+	case format.Type_BYTE_ARRAY:
+		taken = c.dba.InsertByteArray(out, g.offs[:fresh+1], g.data)
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		taken = c.dba.InsertFixedLenByteArray(out, g.fixed[:fresh*c.width])
+	}
+	if taken != fresh {
+		return fmt.Errorf("dictionary took %d of %d new values after room was checked", taken, fresh)
+	}
+	for k, j := range m.distinct[:fresh] {
+		m.pidx[j] = out[k] + 1
+	}
+	// Translate the piece: one load per value.
+	out = m.out[:len(idx)]
+	pidx := m.pidx
+	for i, j := range idx {
+		out[i] = pidx[j] - 1
+	}
+	var ok bool
+	switch c.phys {
+	case format.Type_INT32, format.Type_FLOAT:
+		ok = c.d32.AddIndices(out)
+	case format.Type_INT64, format.Type_DOUBLE:
+		ok = c.d64.AddIndices(out)
+	case format.Type_INT96:
+		ok = c.d96.AddIndices(out)
+	default:
+		ok = c.dba.AddIndices(out)
+	}
+	if !ok {
+		return fmt.Errorf("memo index outside the dictionary of %d values", c.dictLen())
+	}
+	return nil
+}
