@@ -1,9 +1,12 @@
 package arrowpq
 
 import (
+	"encoding"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -85,6 +88,60 @@ func ParseCompression(s string) (Compression, error) {
 	return 0, fmt.Errorf("arrowpq: unknown compression %q", s)
 }
 
+// MarshalText returns the codec name as parquet.thrift spells it ("ZSTD"),
+// or the number of a value that has no name.
+func (c Compression) MarshalText() ([]byte, error) {
+	if int(c) < len(compressionCodecs) {
+		return []byte(c.String()), nil
+	}
+	return strconv.AppendUint(nil, uint64(c), 10), nil
+}
+
+// UnmarshalText sets c from a name [ParseCompression] accepts or a number.
+func (c *Compression) UnmarshalText(b []byte) error {
+	v, err := parseEnum(b, ParseCompression)
+	if err == nil {
+		*c = v
+	}
+	return err
+}
+
+// UnmarshalJSON accepts a JSON string (see [Compression.UnmarshalText]) or,
+// as earlier versions wrote, a JSON number.
+func (c *Compression) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, c) }
+
+// parseEnum parses a name with parse, or a decimal number of a uint8.
+func parseEnum[E ~uint8](b []byte, parse func(string) (E, error)) (E, error) {
+	if n, err := strconv.ParseUint(string(b), 10, 8); err == nil {
+		return E(n), nil
+	}
+	return parse(string(b))
+}
+
+// unmarshalEnumJSON decodes a JSON number, a JSON string through
+// UnmarshalText, or null (no change) into v.
+func unmarshalEnumJSON[E ~uint8, P interface {
+	*E
+	encoding.TextUnmarshaler
+}](b []byte, v P) error {
+	switch {
+	case string(b) == "null":
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		return v.UnmarshalText([]byte(s))
+	}
+	n, err := strconv.ParseUint(string(b), 10, 8)
+	if err != nil {
+		return fmt.Errorf("arrowpq: %s is not a name or a number from 0 to 255", b)
+	}
+	*v = E(n)
+	return nil
+}
+
 func lower(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -163,6 +220,29 @@ func (e Encoding) validFor(t format.Type) bool {
 	return false
 }
 
+// MarshalText returns the encoding name as parquet.thrift spells it
+// ("DELTA_BINARY_PACKED"; "DEFAULT" for DefaultEncoding), or the number
+// of a value that has no name.
+func (e Encoding) MarshalText() ([]byte, error) {
+	if int(e) < len(encodingNames) {
+		return []byte(encodingNames[e]), nil
+	}
+	return strconv.AppendUint(nil, uint64(e), 10), nil
+}
+
+// UnmarshalText sets e from a name [ParseEncoding] accepts or a number.
+func (e *Encoding) UnmarshalText(b []byte) error {
+	v, err := parseEnum(b, ParseEncoding)
+	if err == nil {
+		*e = v
+	}
+	return err
+}
+
+// UnmarshalJSON accepts a JSON string (see [Encoding.UnmarshalText]) or,
+// as earlier versions wrote, a JSON number.
+func (e *Encoding) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, e) }
+
 // ParseEncoding returns the Encoding named s as parquet.thrift spells it
 // (case-insensitive).
 func ParseEncoding(s string) (Encoding, error) {
@@ -175,7 +255,9 @@ func ParseEncoding(s string) (Encoding, error) {
 	return 0, fmt.Errorf("arrowpq: unknown encoding %q", s)
 }
 
-// Toggle is an on/off option whose zero value means the default.
+// Toggle is an on/off option whose zero value means the default. In JSON
+// and text it is "default", "on" or "off"; JSON true and false are
+// accepted too.
 type Toggle uint8
 
 // Toggle values.
@@ -184,6 +266,62 @@ const (
 	On
 	Off
 )
+
+var toggleNames = [...]string{"default", "on", "off"}
+
+// String returns "default", "on" or "off".
+func (t Toggle) String() string {
+	if int(t) < len(toggleNames) {
+		return toggleNames[t]
+	}
+	return fmt.Sprintf("Toggle(%d)", uint8(t))
+}
+
+// ParseToggle returns the Toggle named s (case-insensitive; "true" and
+// "false" mean on and off).
+func ParseToggle(s string) (Toggle, error) {
+	switch lower(s) {
+	case "default", "":
+		return Default, nil
+	case "on", "true":
+		return On, nil
+	case "off", "false":
+		return Off, nil
+	}
+	return 0, fmt.Errorf("arrowpq: unknown toggle %q (want default, on or off)", s)
+}
+
+// MarshalText returns the name of t, or the number of a value that has no
+// name.
+func (t Toggle) MarshalText() ([]byte, error) {
+	if int(t) < len(toggleNames) {
+		return []byte(toggleNames[t]), nil
+	}
+	return strconv.AppendUint(nil, uint64(t), 10), nil
+}
+
+// UnmarshalText sets t from a name [ParseToggle] accepts or a number.
+func (t *Toggle) UnmarshalText(b []byte) error {
+	v, err := parseEnum(b, ParseToggle)
+	if err == nil {
+		*t = v
+	}
+	return err
+}
+
+// UnmarshalJSON accepts a JSON string (see [Toggle.UnmarshalText]), true,
+// false or, as earlier versions wrote, a number.
+func (t *Toggle) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*t = On
+		return nil
+	case "false":
+		*t = Off
+		return nil
+	}
+	return unmarshalEnumJSON(b, t)
+}
 
 func (t Toggle) or(def bool) bool {
 	switch t {

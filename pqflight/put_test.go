@@ -160,24 +160,36 @@ func TestDoPutWriteOptions(t *testing.T) {
 		t.Errorf("codec %s, want ZSTD", got)
 	}
 
-	t.Run("raw JSON options", func(t *testing.T) {
+	for _, c := range []struct{ name, options, codec, encoding string }{
 		// The documented form: field names of arrowpq.WriteOptions, enums
-		// by number (4 is Zstd, 1 Uncompressed).
-		desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"path":"raw.parquet","options":{"Compression":1,"RowGroupRows":30}}`)}
-		err := rawPut(ctx, ts.client, desc, rec, nil)
-		if err != io.EOF {
-			t.Fatal(err)
-		}
-		pf, err := file.OpenParquetFile(filepath.Join(root, "raw.parquet"), false)
-		must(t, err)
-		defer pf.Close()
-		cc, err := pf.MetaData().RowGroup(0).ColumnChunk(0)
-		must(t, err)
-		if got := cc.Compression().String(); got != "UNCOMPRESSED" || pf.NumRowGroups() != 4 {
-			t.Errorf("codec %s, %d row groups; want UNCOMPRESSED and 4 row groups of at most 30 rows", got, pf.NumRowGroups())
-		}
-		os.Remove(filepath.Join(root, "raw.parquet"))
-	})
+		// by name as parquet.thrift spells them, any case.
+		{"raw JSON options", `{"Compression":"uncompressed","RowGroupRows":30,"Dictionary":"off","Columns":{"id":{"Encoding":"delta_binary_packed"}}}`, "UNCOMPRESSED", "DELTA_BINARY_PACKED"},
+		{"raw JSON options by name", `{"Compression":"GZIP","RowGroupRows":30,"Dictionary":"on"}`, "GZIP", "RLE_DICTIONARY"},
+		// Numbers, as earlier versions documented: 1 is Uncompressed, 2 Off.
+		{"raw JSON options by number", `{"Compression":1,"RowGroupRows":30,"Dictionary":2}`, "UNCOMPRESSED", "PLAIN"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"path":"raw.parquet","options":` + c.options + `}`)}
+			err := rawPut(ctx, ts.client, desc, rec, nil)
+			if err != io.EOF {
+				t.Fatal(err)
+			}
+			pf, err := file.OpenParquetFile(filepath.Join(root, "raw.parquet"), false)
+			must(t, err)
+			defer pf.Close()
+			// Column 0 is an INT64 id column.
+			cc, err := pf.MetaData().RowGroup(0).ColumnChunk(0)
+			must(t, err)
+			var encs []string
+			for _, e := range cc.Encodings() {
+				encs = append(encs, e.String())
+			}
+			if got := cc.Compression().String(); got != c.codec || pf.NumRowGroups() != 4 || !slices.Contains(encs, c.encoding) {
+				t.Errorf("codec %s, %d row groups, encodings %v; want %s, 4 row groups of at most 30 rows, %s", got, pf.NumRowGroups(), encs, c.codec, c.encoding)
+			}
+			os.Remove(filepath.Join(root, "raw.parquet"))
+		})
+	}
 	t.Run("unknown option", func(t *testing.T) {
 		desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"path":"o.parquet","options":{"Compresion":4}}`)}
 		err := rawPut(ctx, ts.client, desc, rec, nil)

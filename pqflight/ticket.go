@@ -35,12 +35,14 @@ type Ticket struct {
 
 // PutCommand is the JSON of a DoPut CMD descriptor, for example
 //
-//	{"path":"in/new.parquet","options":{"Compression":4,"RowGroupRows":100000}}
+//	{"path":"in/new.parquet","options":{"Compression":"ZSTD","Dictionary":"off","RowGroupRows":100000}}
 //
 // The keys of "options" are the field names of [arrowpq.WriteOptions] and
-// the values what encoding/json makes of them: enumerations such as
-// Compression are their numbers (4 is arrowpq.Zstd), unknown keys are
-// refused. A PATH descriptor is the same as a PutCommand with only a path.
+// the values what encoding/json makes of them: codecs and encodings are
+// their parquet.thrift names (any case), toggles "default", "on", "off" or
+// a boolean; the numbers of earlier versions (4 is arrowpq.Zstd) are still
+// accepted. Unknown keys are refused. A PATH descriptor is the same as a
+// PutCommand with only a path.
 type PutCommand struct {
 	// Path is the file to create, relative to the served root. Its
 	// directory must exist.
