@@ -323,57 +323,7 @@ func castToWidth[S int32 | int64](out []byte, src []S, width int, dt arrow.DataT
 	}
 }
 
-// spreadFixed copies dense values of width bytes into the valid slots of
-// dst (all slots when s.valid is nil), leaving null slots zero.
-func spreadFixed(dst, dense []byte, width int, s slots) {
-	if s.valid == nil || s.nullCount == 0 {
-		copy(dst, dense[:s.n*width])
-		return
-	}
-	k := 0
-	for i := 0; i < s.n; {
-		if !bitutil.BitIsSet(s.valid, i) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < s.n && bitutil.BitIsSet(s.valid, j) {
-			j++
-		}
-		copy(dst[i*width:j*width], dense[k*width:(k+j-i)*width])
-		k += j - i
-		i = j
-	}
-}
 
-// spreadInPlace moves the nv dense values at the start of buf (width
-// bytes each) to their slots, back to front so that no value is
-// overwritten before it moves; null slots are zeroed.
-func spreadInPlace(buf []byte, nv, width int, s slots) {
-	if s.valid == nil || s.nullCount == 0 {
-		return
-	}
-	k := nv
-	for i := s.n; i > 0; {
-		if !bitutil.BitIsSet(s.valid, i-1) {
-			j := i - 1
-			for j > 0 && !bitutil.BitIsSet(s.valid, j-1) {
-				j--
-			}
-			clear(buf[j*width : i*width])
-			i = j
-			continue
-		}
-		j := i - 1
-		for j > 0 && bitutil.BitIsSet(s.valid, j-1) {
-			j--
-		}
-		// slots [j, i) take values [k-(i-j), k)
-		copy(buf[j*width:i*width], buf[(k-(i-j))*width:k*width])
-		k -= i - j
-		i = j
-	}
-}
 
 // spreadBits is spreadFixed for bit-packed booleans.
 func spreadBits(dst, dense []byte, s slots) {
@@ -463,38 +413,7 @@ type stringViewAppender struct{ *array.StringViewBuilder }
 
 func (s *stringViewAppender) Append(v []byte) { s.StringViewBuilder.Append(string(v)) }
 
-// spreadOffsets writes the slot offsets of a binary array: a null slot
-// repeats the previous offset.
-func spreadOffsets(out []int32, dense []int32, s slots) {
-	if s.valid == nil || s.nullCount == 0 {
-		copy(out, dense[:s.n+1])
-		return
-	}
-	k := 0
-	for i := 0; i < s.n; i++ {
-		out[i] = dense[k]
-		if bitutil.BitIsSet(s.valid, i) {
-			k++
-		}
-	}
-	out[s.n] = dense[k]
-}
 
-// spreadOffsetsInPlace turns the nv+1 dense offsets at the start of out
-// into the s.n+1 slot offsets of a binary array, back to front: slot i
-// starts where the values of the valid slots before it end, and that count
-// never exceeds i, so every dense offset is read before it is overwritten.
-func spreadOffsetsInPlace(out []int32, nv int, s slots) {
-	out = out[:s.n+1]
-	k := nv
-	out[s.n] = out[k]
-	for i := s.n - 1; i >= 0; i-- {
-		if bitutil.BitIsSet(s.valid, i) {
-			k--
-		}
-		out[i] = out[k]
-	}
-}
 
 func int32Bytes(v []int32) []byte     { return arrow.Int32Traits.CastToBytes(v) }
 func int64Bytes(v []int64) []byte     { return arrow.Int64Traits.CastToBytes(v) }

@@ -1,0 +1,156 @@
+package arrowpq
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Spreading moves densely decoded values (only the non-null ones) into the
+// slots of an Arrow array, where null slots sit between them. The loops
+// below work run by run: runs of set and unset validity bits are found 64
+// bits at a time, and each run is one copy or one fill. A per-slot bit test
+// cost 15% of reading the numeric benchmark table (10% random nulls).
+
+// validWord returns the 64 validity bits of word k of bm, zero past its
+// end.
+func validWord(bm []byte, k int) uint64 {
+	if i := k * 8; i+8 <= len(bm) {
+		return binary.LittleEndian.Uint64(bm[i:])
+	}
+	var w uint64
+	for j, b := range bm[k*8:] {
+		w |= uint64(b) << (8 * j)
+	}
+	return w
+}
+
+// nextBit returns the first index in [i, n) whose bit is set (or unset,
+// when set is false), or n.
+func nextBit(bm []byte, i, n int, set bool) int {
+	for i < n {
+		w := validWord(bm, i>>6)
+		if !set {
+			w = ^w
+		}
+		if w >>= uint(i & 63); w != 0 {
+			return min(i+bits.TrailingZeros64(w), n)
+		}
+		i = (i | 63) + 1
+	}
+	return n
+}
+
+// prevBit returns the last index below i whose bit is set (or unset), or
+// -1.
+func prevBit(bm []byte, i int, set bool) int {
+	for i > 0 {
+		k := (i - 1) >> 6
+		w := validWord(bm, k)
+		if !set {
+			w = ^w
+		}
+		if r := uint(i - k*64); r < 64 {
+			w &= 1<<r - 1
+		}
+		if w != 0 {
+			return k*64 + 63 - bits.LeadingZeros64(w)
+		}
+		i = k * 64
+	}
+	return -1
+}
+
+func isSet(bm []byte, i int) bool { return bm[i>>3]>>(i&7)&1 != 0 }
+
+// spreadFixed copies dense values of width bytes into the valid slots of
+// dst (all slots when s has no nulls), leaving null slots as they are
+// (zero in a new buffer).
+func spreadFixed(dst, dense []byte, width int, s slots) {
+	if s.valid == nil || s.nullCount == 0 {
+		copy(dst, dense[:s.n*width])
+		return
+	}
+	k := 0
+	for i := nextBit(s.valid, 0, s.n, true); i < s.n; {
+		j := nextBit(s.valid, i, s.n, false)
+		copy(dst[i*width:j*width], dense[k*width:(k+j-i)*width])
+		k += j - i
+		i = nextBit(s.valid, j, s.n, true)
+	}
+}
+
+// spreadInPlace moves the nv dense values at the start of buf (width
+// bytes each) to their slots, back to front so that no value is
+// overwritten before it moves (a slot never precedes its value); null
+// slots are zeroed.
+func spreadInPlace(buf []byte, nv, width int, s slots) {
+	if s.valid == nil || s.nullCount == 0 {
+		return
+	}
+	k := nv
+	for i := s.n; i > 0; {
+		if isSet(s.valid, i-1) {
+			j := prevBit(s.valid, i, false) + 1
+			// slots [j, i) take values [k-(i-j), k)
+			copy(buf[j*width:i*width], buf[(k-(i-j))*width:k*width])
+			k -= i - j
+			i = j
+		} else {
+			j := prevBit(s.valid, i, true) + 1
+			clear(buf[j*width : i*width])
+			i = j
+		}
+	}
+}
+
+// spreadOffsets writes the s.n+1 slot offsets of a binary array from the
+// dense offsets of its values: a null slot repeats the offset before it.
+func spreadOffsets(out []int32, dense []int32, s slots) {
+	if s.valid == nil || s.nullCount == 0 {
+		copy(out, dense[:s.n+1])
+		return
+	}
+	out = out[:s.n+1]
+	k := 0
+	for i := 0; i < s.n; {
+		if isSet(s.valid, i) {
+			j := nextBit(s.valid, i, s.n, false)
+			copy(out[i:j], dense[k:k+j-i])
+			k += j - i
+			i = j
+		} else {
+			j := nextBit(s.valid, i, s.n, true)
+			fill(out[i:j], dense[k])
+			i = j
+		}
+	}
+	out[s.n] = dense[k]
+}
+
+// spreadOffsetsInPlace is spreadOffsets with the nv+1 dense offsets at the
+// start of out, back to front: slot i takes the offset after the valid
+// slots before it, a count that never exceeds i, so every dense offset is
+// read before it is overwritten.
+func spreadOffsetsInPlace(out []int32, nv int, s slots) {
+	out = out[:s.n+1]
+	k := nv
+	out[s.n] = out[k]
+	for i := s.n; i > 0; {
+		if isSet(s.valid, i-1) {
+			j := prevBit(s.valid, i, false) + 1
+			copy(out[j:i], out[k-(i-j):k])
+			k -= i - j
+			i = j
+		} else {
+			j := prevBit(s.valid, i, true) + 1
+			fill(out[j:i], out[k])
+			i = j
+		}
+	}
+}
+
+func fill(s []int32, v int32) {
+	for i := range s {
+		s[i] = v
+	}
+}

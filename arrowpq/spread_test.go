@@ -1,0 +1,138 @@
+package arrowpq
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The references spread slot by slot, the obvious way.
+
+func refSpreadFixed(dst, dense []byte, width int, s slots) {
+	k := 0
+	for i := 0; i < s.n; i++ {
+		if s.valid == nil || isSet(s.valid, i) {
+			copy(dst[i*width:(i+1)*width], dense[k*width:(k+1)*width])
+			k++
+		}
+	}
+}
+
+func refSpreadOffsets(out, dense []int32, s slots) {
+	k := 0
+	for i := 0; i < s.n; i++ {
+		out[i] = dense[k]
+		if s.valid == nil || isSet(s.valid, i) {
+			k++
+		}
+	}
+	out[s.n] = dense[k]
+}
+
+func randomSlots(rng *rand.Rand) slots {
+	n := rng.IntN(300)
+	if rng.IntN(4) == 0 {
+		n = rng.IntN(5)
+	}
+	s := slots{n: n, valid: make([]byte, (n+7)/8)}
+	p := []float64{0, 0.02, 0.5, 0.9, 1}[rng.IntN(5)]
+	for i := 0; i < n; i++ {
+		if rng.Float64() >= p {
+			s.valid[i>>3] |= 1 << (i & 7)
+		} else {
+			s.nullCount++
+		}
+	}
+	if rng.IntN(3) == 0 && n&7 != 0 {
+		// Bits past n must not matter.
+		s.valid[len(s.valid)-1] |= ^byte(0) << (n & 7)
+	}
+	return s
+}
+
+func countValid(s slots) int {
+	nv := 0
+	for i := 0; i < s.n; i++ {
+		if isSet(s.valid, i) {
+			nv++
+		}
+	}
+	return nv
+}
+
+func TestSpreadMatchesReference(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for iter := 0; iter < 3000; iter++ {
+		s := randomSlots(rng)
+		nv := countValid(s)
+		width := 1 + rng.IntN(16)
+		dense := make([]byte, nv*width)
+		for i := range dense {
+			dense[i] = byte(1 + rng.IntN(255))
+		}
+		want := make([]byte, s.n*width)
+		refSpreadFixed(want, dense, width, s)
+
+		got := make([]byte, s.n*width)
+		spreadFixed(got, dense, width, s)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("spreadFixed: n %d, %d valid, width %d", s.n, nv, width)
+		}
+		inPlace := make([]byte, s.n*width)
+		for i := range inPlace {
+			inPlace[i] = 0xee // garbage past the dense prefix must become zero in null slots
+		}
+		copy(inPlace, dense)
+		spreadInPlace(inPlace, nv, width, s)
+		if s.nullCount > 0 && !bytes.Equal(inPlace, want) {
+			t.Fatalf("spreadInPlace: n %d, %d valid, width %d", s.n, nv, width)
+		}
+
+		offs := make([]int32, nv+1)
+		for i := 1; i <= nv; i++ {
+			offs[i] = offs[i-1] + int32(rng.IntN(5))
+		}
+		wantOff := make([]int32, s.n+1)
+		refSpreadOffsets(wantOff, offs, s)
+		gotOff := make([]int32, s.n+1)
+		spreadOffsets(gotOff, offs, s)
+		if !slices.Equal(gotOff, wantOff) {
+			t.Fatalf("spreadOffsets: n %d, %d valid", s.n, nv)
+		}
+		if s.nullCount > 0 {
+			gotOff = make([]int32, s.n+1)
+			copy(gotOff, offs)
+			spreadOffsetsInPlace(gotOff, nv, s)
+			if !slices.Equal(gotOff, wantOff) {
+				t.Fatalf("spreadOffsetsInPlace: n %d, %d valid\n got %v\nwant %v", s.n, nv, gotOff, wantOff)
+			}
+		}
+	}
+}
+
+func TestNextPrevBit(t *testing.T) {
+	// bits 3, 64, 65, 129 set, n = 140
+	bm := make([]byte, 18)
+	for _, i := range []int{3, 64, 65, 129} {
+		bm[i>>3] |= 1 << (i & 7)
+	}
+	for _, c := range []struct {
+		i    int
+		set  bool
+		next int
+		prev int
+	}{
+		{0, true, 3, -1}, {4, true, 64, 3}, {66, true, 129, 65}, {130, true, 140, 129},
+		{3, false, 4, 2}, {64, false, 66, 63}, {129, false, 130, 128}, {0, false, 0, -1},
+	} {
+		if got := nextBit(bm, c.i, 140, c.set); got != c.next {
+			t.Errorf("nextBit(%d, %v) = %d, want %d", c.i, c.set, got, c.next)
+		}
+		if got := prevBit(bm, c.i, c.set); got != c.prev {
+			t.Errorf("prevBit(%d, %v) = %d, want %d", c.i, c.set, got, c.prev)
+		}
+	}
+}
