@@ -323,8 +323,6 @@ func castToWidth[S int32 | int64](out []byte, src []S, width int, dt arrow.DataT
 	}
 }
 
-
-
 // spreadBits is spreadFixed for bit-packed booleans.
 func spreadBits(dst, dense []byte, s slots) {
 	k := 0
@@ -412,8 +410,6 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 type stringViewAppender struct{ *array.StringViewBuilder }
 
 func (s *stringViewAppender) Append(v []byte) { s.StringViewBuilder.Append(string(v)) }
-
-
 
 func int32Bytes(v []int32) []byte     { return arrow.Int32Traits.CastToBytes(v) }
 func int64Bytes(v []int64) []byte     { return arrow.Int64Traits.CastToBytes(v) }

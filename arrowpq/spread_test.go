@@ -2,6 +2,7 @@ package arrowpq
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -133,6 +134,58 @@ func TestNextPrevBit(t *testing.T) {
 		}
 		if got := prevBit(bm, c.i, c.set); got != c.prev {
 			t.Errorf("prevBit(%d, %v) = %d, want %d", c.i, c.set, got, c.prev)
+		}
+	}
+}
+
+// oldSpreadInPlace is the earlier version (a bit test per slot to find
+// runs, a copy per run), kept as the benchmark's baseline.
+func oldSpreadInPlace(buf []byte, nv, width int, s slots) {
+	k := nv
+	for i := s.n; i > 0; {
+		if !isSet(s.valid, i-1) {
+			j := i - 1
+			for j > 0 && !isSet(s.valid, j-1) {
+				j--
+			}
+			clear(buf[j*width : i*width])
+			i = j
+			continue
+		}
+		j := i - 1
+		for j > 0 && isSet(s.valid, j-1) {
+			j--
+		}
+		copy(buf[j*width:i*width], buf[(k-(i-j))*width:k*width])
+		k -= i - j
+		i = j
+	}
+}
+
+func BenchmarkSpreadInPlace(b *testing.B) {
+	const n = 64 << 10
+	for _, nullPct := range []int{1, 10, 50} {
+		rng := rand.New(rand.NewPCG(1, uint64(nullPct)))
+		s := slots{n: n, valid: make([]byte, n/8)}
+		for i := 0; i < n; i++ {
+			if rng.IntN(100) >= nullPct {
+				s.valid[i>>3] |= 1 << (i & 7)
+			} else {
+				s.nullCount++
+			}
+		}
+		nv := n - s.nullCount
+		buf := make([]byte, n*8)
+		for _, impl := range []struct {
+			name string
+			fn   func([]byte, int, int, slots)
+		}{{"spreadInPlace", spreadInPlace}, {"copy-per-run", oldSpreadInPlace}} {
+			b.Run(fmt.Sprintf("nulls=%d%%/%s", nullPct, impl.name), func(b *testing.B) {
+				b.SetBytes(n * 8)
+				for b.Loop() {
+					impl.fn(buf, nv, 8, s)
+				}
+			})
 		}
 	}
 }
