@@ -17,12 +17,15 @@ var benchCodecs = []compress.Compression{compress.Codecs.Snappy, compress.Codecs
 // Arrow bytes per second. Extra metrics: rows/s and peak-MB, the largest
 // live heap above the starting heap while one read runs.
 //
-// Run single-threaded comparisons with -cpu=1 (GOMAXPROCS=1 for both
+// Run single-threaded comparisons with -cpu=1 (GOMAXPROCS=1 for all
 // readers); impl=pqarrow-parallel sets pqarrow's Parallel option.
+// impl=parquet-go decodes every value of the same files into reused
+// parquet.Value buffers, without building Arrow arrays (see
+// parquetgo_test.go).
 func BenchmarkRead(b *testing.B) {
 	for _, d := range Datasets {
 		for _, codec := range benchCodecs {
-			for _, impl := range []string{"arrowpq", "arrowpq-parallel", "pqarrow", "pqarrow-parallel"} {
+			for _, impl := range []string{"arrowpq", "arrowpq-parallel", "pqarrow", "pqarrow-parallel", "parquet-go"} {
 				b.Run(fmt.Sprintf("data=%s/codec=%s/impl=%s", d.Name, codec, impl), func(b *testing.B) {
 					fact := readInputs(b, d.Name)
 					path := pqarrowFile(b, d.Name, codec)
@@ -36,6 +39,8 @@ func BenchmarkRead(b *testing.B) {
 							switch impl {
 							case "arrowpq", "arrowpq-parallel":
 								rows = readArrowpq(b, path, impl == "arrowpq-parallel")
+							case "parquet-go":
+								rows = readParquetGo(b, path)
 							default:
 								rows = readPqarrow(b, path, impl == "pqarrow-parallel")
 							}

@@ -32,13 +32,18 @@ var arrowpqCodecs = map[compress.Compression]arrowpq.Compression{
 // and row groups of rowGroupRows rows. b.SetBytes is the size of the Arrow
 // data, so MB/s is Arrow bytes encoded per second. Extra metrics: rows/s,
 // peak-MB (largest live heap above the start while one write runs) and
-// file-MB (output size).
+// file-MB (output size). impl=parquet-go writes row structs built from the
+// record before timing, PLAIN (see parquetgo_test.go).
 func BenchmarkWrite(b *testing.B) {
 	for _, d := range Datasets {
 		for _, codec := range benchCodecs {
-			for _, impl := range []string{"arrowpq", "pqarrow"} {
+			for _, impl := range []string{"arrowpq", "pqarrow", "parquet-go"} {
 				b.Run(fmt.Sprintf("data=%s/codec=%s/impl=%s", d.Name, codec, impl), func(b *testing.B) {
 					rec := datasetRecord(b, d.Name)
+					var pgRows parquetGoRows
+					if impl == "parquet-go" {
+						pgRows = parquetGoInput(b, d.Name, rec)
+					}
 					b.SetBytes(arrowBytes(rec))
 					b.ReportAllocs()
 					var peak uint64
@@ -50,6 +55,8 @@ func BenchmarkWrite(b *testing.B) {
 							switch impl {
 							case "arrowpq":
 								writeArrowpq(b, cw, rec, codec)
+							case "parquet-go":
+								writeParquetGo(b, cw, pgRows, codec)
 							default:
 								writePqarrow(b, cw, rec, codec)
 							}
