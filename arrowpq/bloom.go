@@ -129,6 +129,16 @@ func (f *bloomFilter) insertFixed(vals []byte, width int) {
 	}
 }
 
+// insertPlainByteArray hashes PLAIN encoded BYTE_ARRAY values (well
+// formed: written by us), without their length prefixes.
+func (f *bloomFilter) insertPlainByteArray(plain []byte) {
+	for pos := 0; pos+4 <= len(plain); {
+		end := pos + 4 + int(binary.LittleEndian.Uint32(plain[pos:]))
+		f.insert(xxhash64(plain[pos+4 : end]))
+		pos = end
+	}
+}
+
 // insertByteArray hashes data[offsets[i]:offsets[i+1]]: the value without
 // its length prefix.
 func (f *bloomFilter) insertByteArray(offsets []int32, data []byte) {

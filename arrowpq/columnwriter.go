@@ -63,23 +63,28 @@ type columnWriter struct {
 	rawPerRow      float64 // estimated raw bytes per row, for piece sizes
 
 	// Value encoders; dict is true while the chunk is dictionary encoded.
-	dict      bool
-	dictUsed  bool
-	d32       pagecodec.DictEncoder32
-	d64       pagecodec.DictEncoder64
-	d96       pagecodec.DictEncoderInt96
-	dba       pagecodec.DictEncoderByteArray
-	plain     []byte
-	boolPlain pagecodec.PlainBooleanEncoder
-	boolRLE   pagecodec.RLEBooleanEncoder
-	dbp       pagecodec.DeltaBinaryPackedEncoder
-	dbpPrev   int64 // last value given to dbp for INT32 (see appendDeltaInt32)
-	dbpOrig   int32
-	dbpWide   []int64
-	dlba      pagecodec.DeltaLengthByteArrayEncoder
-	dbae      pagecodec.DeltaByteArrayEncoder
-	bss       pagecodec.ByteStreamSplitEncoder
-	body      []byte
+	dict     bool
+	dictUsed bool
+	d32      pagecodec.DictEncoder32
+	d64      pagecodec.DictEncoder64
+	d96      pagecodec.DictEncoderInt96
+	dba      pagecodec.DictEncoderByteArray
+	// plain holds the PLAIN values of the page after plainGap bytes kept
+	// free for the levels of a DATA_PAGE, so that the body is compressed
+	// where it is (see flushPage).
+	plain       []byte
+	plainGap    int
+	bodyInPlain bool // the page body being written is part of plain
+	boolPlain   pagecodec.PlainBooleanEncoder
+	boolRLE     pagecodec.RLEBooleanEncoder
+	dbp         pagecodec.DeltaBinaryPackedEncoder
+	dbpPrev     int64 // last value given to dbp for INT32 (see appendDeltaInt32)
+	dbpOrig     int32
+	dbpWide     []int64
+	dlba        pagecodec.DeltaLengthByteArrayEncoder
+	dbae        pagecodec.DeltaByteArrayEncoder
+	bss         pagecodec.ByteStreamSplitEncoder
+	body        []byte
 
 	pw    *pagecodec.PageWriter
 	mem   memory.Allocator
@@ -217,7 +222,10 @@ func (c *columnWriter) resetPage() {
 	clear(c.pageDefHist)
 	clear(c.pageRepHist)
 	c.pageStats.reset()
-	c.plain = c.plain[:0]
+	if cap(c.plain) < c.plainGap {
+		c.plain = make([]byte, c.plainGap, c.plainGap+64<<10)
+	}
+	c.plain = c.plain[:c.plainGap]
 	c.boolPlain.Reset()
 	c.boolRLE.Reset()
 	c.dbp.Reset()
@@ -352,7 +360,11 @@ func (c *columnWriter) writeRows(start, n int) error {
 			}
 			// Far more bytes than aimed at (the first piece, or a burst of
 			// large values): take fewer rows.
-			if want := max(pieceTarget, cfg.pageSize-c.pageBytes()); rows > 1 && c.g.rawBytes > 2*int64(want) {
+			pageBytes := c.pageBytes()
+			if c.g.direct {
+				pageBytes -= len(c.g.data) // not the page's yet
+			}
+			if want := max(pieceTarget, cfg.pageSize-pageBytes); rows > 1 && c.g.rawBytes > 2*int64(want) {
 				rows = max(1, int(int64(rows)*int64(want)/c.g.rawBytes))
 				continue
 			}
@@ -463,7 +475,7 @@ func (c *columnWriter) pageBytes() int {
 	if c.phys == format.Type_BOOLEAN {
 		return n + c.boolPlain.Len()
 	}
-	return n + len(c.plain)
+	return n + len(c.plain) - c.plainGap
 }
 
 // appendPiece adds the shredded levels and gathered values of rows rows
@@ -496,6 +508,7 @@ func (c *columnWriter) appendPiece(rows int) error {
 		return err
 	}
 	c.updateStats()
+	g.direct = false // the values are the page's now
 	return nil
 }
 
@@ -574,7 +587,9 @@ func (c *columnWriter) encodeValues() error {
 		case DeltaByteArray:
 			c.dbae.AppendByteArray(g.offs, g.data)
 		default:
-			c.plain = pagecodec.AppendPlainByteArray(c.plain, g.offs, g.data)
+			if !g.direct {
+				c.plain = pagecodec.AppendPlainByteArray(c.plain, g.offs, g.data)
+			}
 		}
 	case format.Type_FIXED_LEN_BYTE_ARRAY:
 		switch c.cfg.encoding {

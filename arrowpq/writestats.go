@@ -303,6 +303,41 @@ func (s *statsAcc) updateByteArray(offsets []int32, data []byte) {
 	s.addBytes(lo, hi)
 }
 
+// updatePlainByteArray takes PLAIN encoded BYTE_ARRAY values (at least
+// one, well formed: written by us).
+func (s *statsAcc) updatePlainByteArray(plain []byte) {
+	if len(plain) < 4 || s.kind == cmpNone {
+		return
+	}
+	lo, hi := plainByteArrayMinMax(plain)
+	s.addBytes(lo, hi)
+}
+
+// plainByteArrayMinMax is [byteArrayMinMax] for PLAIN encoded values.
+func plainByteArrayMinMax(plain []byte) (lo, hi []byte) {
+	l := int32(binary.LittleEndian.Uint32(plain))
+	lo = plain[4 : 4+l]
+	hi = lo
+	loK := prefixKey(plain, 4, 4+l)
+	hiK := loK
+	for pos := 4 + l; int(pos) < len(plain); {
+		start := pos + 4
+		end := start + int32(binary.LittleEndian.Uint32(plain[pos:]))
+		pos = end
+		k := prefixKey(plain, start, end)
+		if k > loK && k < hiK {
+			continue
+		}
+		v := plain[start:end]
+		if k < loK || k == loK && bytes.Compare(v, lo) < 0 {
+			lo, loK = v, k
+		} else if k > hiK || k == hiK && bytes.Compare(v, hi) > 0 {
+			hi, hiK = v, k
+		}
+	}
+	return lo, hi
+}
+
 // byteArrayMinMax returns the least and the greatest of the values
 // data[offsets[i]:offsets[i+1]] (at least one) in unsigned byte-wise order.
 // A value is compared in full only when its first 8 bytes, as a big-endian

@@ -25,8 +25,26 @@ type DataPageV1 struct {
 	RepetitionLevels, DefinitionLevels []byte
 	// Values is the encoded values section.
 	Values []byte
+	// Body, if not nil, is the whole uncompressed body: the levels as
+	// [AppendLevelsV1] writes them, then the values, assembled in place by
+	// the caller; RepetitionLevels, DefinitionLevels and Values are then
+	// not used. It spares the writer a copy of the page.
+	Body []byte
 	// Statistics, if not nil, go into the header.
 	Statistics *format.Statistics
+}
+
+// AppendLevelsV1 appends the level sections of a DATA_PAGE body to dst:
+// for each of rep and def that is not nil, its length as 4 bytes
+// little-endian, then the RLE/bit-packing hybrid runs.
+func AppendLevelsV1(dst, rep, def []byte) []byte {
+	for _, lv := range [2][]byte{rep, def} {
+		if lv != nil {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(len(lv)))
+			dst = append(dst, lv...)
+		}
+	}
+	return dst
 }
 
 // DataPageV2 is the content of a DATA_PAGE_V2 for
@@ -117,16 +135,14 @@ func (w *PageWriter) finish(dst []byte, h *format.PageHeader, uncompressed int) 
 
 // AppendDataPageV1 appends the header and body of a DATA_PAGE to dst.
 func (w *PageWriter) AppendDataPageV1(dst []byte, p *DataPageV1) ([]byte, WrittenPage, error) {
-	w.raw = w.raw[:0]
-	for _, lv := range [2][]byte{p.RepetitionLevels, p.DefinitionLevels} {
-		if lv != nil {
-			w.raw = binary.LittleEndian.AppendUint32(w.raw, uint32(len(lv)))
-			w.raw = append(w.raw, lv...)
-		}
+	raw := p.Body
+	if raw == nil {
+		w.raw = AppendLevelsV1(w.raw[:0], p.RepetitionLevels, p.DefinitionLevels)
+		w.raw = append(w.raw, p.Values...)
+		raw = w.raw
 	}
-	w.raw = append(w.raw, p.Values...)
 	var err error
-	if w.body, err = w.comp.AppendCompressed(w.body[:0], w.raw); err != nil {
+	if w.body, err = w.comp.AppendCompressed(w.body[:0], raw); err != nil {
 		return dst, WrittenPage{}, err
 	}
 	h := &format.PageHeader{
@@ -139,7 +155,7 @@ func (w *PageWriter) AppendDataPageV1(dst []byte, p *DataPageV1) ([]byte, Writte
 			Statistics:              p.Statistics,
 		},
 	}
-	return w.finish(dst, h, len(w.raw))
+	return w.finish(dst, h, len(raw))
 }
 
 // AppendDataPageV2 appends the header and body of a DATA_PAGE_V2 to dst.
