@@ -53,8 +53,10 @@ type Options struct {
 	// splits. Receiving larger messages is the grpc.Server's setting
 	// (grpc.MaxRecvMsgSize), not this package's.
 	MaxBatchBytes int64
-	// Allocator allocates the buffers of record batches read and received;
-	// nil means memory.DefaultAllocator.
+	// Allocator allocates the buffers of record batches read (DoGet) and
+	// received (DoPut). Nil means the reader's own pool for batches read
+	// (it recycles a batch's buffers once the batch is sent) and
+	// memory.DefaultAllocator for batches received.
 	Allocator memory.Allocator
 }
 
@@ -163,7 +165,10 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *o
 		Columns:     t.Columns,
 		BatchSize:   s.opts.BatchSize,
 		Parallelism: s.opts.Parallelism,
-		Allocator:   s.alloc,
+		// Nil unless configured: the reader's own pool then recycles each
+		// batch's buffers once it is sent (a batch is serialized before
+		// the stream's Send returns, and released by the next Next).
+		Allocator: s.opts.Allocator,
 		Context:     ctx,
 	}
 	if len(t.RowGroups) > 0 {
