@@ -169,7 +169,7 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *o
 		// batch's buffers once it is sent (a batch is serialized before
 		// the stream's Send returns, and released by the next Next).
 		Allocator: s.opts.Allocator,
-		Context:     ctx,
+		Context:   ctx,
 	}
 	if len(t.RowGroups) > 0 {
 		opts.RowGroups = t.RowGroups
