@@ -41,6 +41,13 @@ func dictCases() []dictCase {
 				b.(*array.StringBuilder).Append(fmt.Sprintf("w%03d-%s", i*7%k, []string{"", "a", "zz", "ü"}[i%4]))
 			}
 		}, 60},
+		// Values that share their first 8 bytes: min and max need the
+		// full comparison.
+		{"str_prefix", arrow.PrimitiveTypes.Int16, arrow.BinaryTypes.String, func(b array.Builder, k int) {
+			for i := range k {
+				b.(*array.StringBuilder).Append(fmt.Sprintf("common-prefix-%03d", (i*37)%k))
+			}
+		}, 150},
 		{"bin_large_dict", arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.Binary, func(b array.Builder, k int) {
 			for i := range k {
 				b.(*array.BinaryBuilder).Append(binary.BigEndian.AppendUint32([]byte{byte(i % 3)}, uint32(i*2654435761)))
@@ -215,7 +222,7 @@ func TestWriteArrowDictionary(t *testing.T) {
 		name string
 		o    arrowpq.WriteOptions
 	}{
-		{"pages", arrowpq.WriteOptions{MaxRowsPerPage: 300, RowGroupRows: 2500}},
+		{"pages", arrowpq.WriteOptions{MaxRowsPerPage: 300, RowGroupRows: 2500, Columns: map[string]arrowpq.ColumnOptions{"c": {BloomFilterNDV: 200}}}},
 		{"fallback", arrowpq.WriteOptions{MaxRowsPerPage: 300, RowGroupRows: 5000, DictionaryPageSize: 120}},
 		{"v2_zstd", arrowpq.WriteOptions{DataPageV2: true, Compression: arrowpq.Zstd, RowGroupRows: 3000}},
 	} {

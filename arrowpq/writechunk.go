@@ -245,6 +245,15 @@ func (c *columnWriter) updateStats() {
 			}
 		}
 	case format.Type_BYTE_ARRAY:
+		if g.memoMinMax {
+			if st.kind != cmpNone {
+				st.addBytes(g.memoLo, g.memoHi)
+			}
+			if bf != nil {
+				bf.insertByteArray(g.offs, g.data) // the fresh values
+			}
+			break
+		}
 		if g.direct {
 			st.updatePlainByteArray(g.data)
 			if bf != nil {

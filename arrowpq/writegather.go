@@ -37,6 +37,10 @@ type gathered struct {
 	// the NaN occurrences beyond one per distinct NaN.
 	memo     bool
 	nanExtra int64
+	// memoMinMax: BYTE_ARRAY memo pieces hold only their fresh values;
+	// memoLo and memoHi are the least and greatest of all their values.
+	memoMinMax     bool
+	memoLo, memoHi []byte
 	// direct: the BYTE_ARRAY values are already PLAIN encoded at the end
 	// of the page's values, from byte directFrom on; data is that part and
 	// offs is nil (see gatherByteArray).
@@ -155,7 +159,7 @@ func (c *columnWriter) gather() error {
 	idx := c.shred.ValueIndices()
 	g.n = len(idx)
 	g.rawBytes, g.dictBytes, g.unencoded, g.nanExtra = 0, 0, 0, 0
-	g.unordered, g.memo = false, false
+	g.unordered, g.memo, g.memoMinMax = false, false, false
 	if g.n == 0 || c.conv.Kind == typemap.Null {
 		g.n = 0
 		return nil
