@@ -205,13 +205,52 @@ func decompressHadoopLZ4(dst, src []byte) bool {
 	return out == len(dst)
 }
 
+// zstdPool holds idle zstd encoders of one level for every Compressor of
+// the process: an encoder holds about 5 MiB of history and tables, and
+// with one per column chunk writer, a writer of 16 ZSTD columns allocated
+// 90 MB before its first page (BenchmarkWrite data=lineitem, B/op) and
+// kept it. Encoders are taken for one page at a time, so a process holds
+// as many as it compresses pages at once.
+type zstdPool struct {
+	level zstd.EncoderLevel
+	pool  sync.Pool
+}
+
+var zstdPools [zstd.SpeedBestCompression + 1]struct {
+	once sync.Once
+	p    *zstdPool
+}
+
+func zstdEncoders(level zstd.EncoderLevel) *zstdPool {
+	level = min(max(level, zstd.SpeedFastest), zstd.SpeedBestCompression)
+	z := &zstdPools[level]
+	z.once.Do(func() { z.p = &zstdPool{level: level} })
+	return z.p
+}
+
+func (p *zstdPool) get() (*zstd.Encoder, error) {
+	if e, ok := p.pool.Get().(*zstd.Encoder); ok {
+		return e, nil
+	}
+	// Literal entropy coding even for blocks without matches, as arrow-go
+	// does: pages of random integers and of dictionary indices have no LZ
+	// matches but skewed bytes, and at the default level klauspost skips
+	// them (BenchmarkWrite data=nested ZSTD: 12.85 MB without, 10.75 with;
+	// pqarrow 11.53). No frame checksum: the page CRC covers the body, and
+	// libzstd (parquet-cpp, arrow-rs) writes none by default.
+	return zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
+		zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderCRC(false), zstd.WithEncoderLevel(p.level))
+}
+
+func (p *zstdPool) put(e *zstd.Encoder) { p.pool.Put(e) }
+
 // Compressor compresses page bodies with one codec at one level, reusing
 // its encoder state between pages. Create it with [NewCompressor]; it is not
 // safe for concurrent use.
 type Compressor struct {
 	codec format.CompressionCodec
 	level int
-	zenc  *zstd.Encoder
+	zpool *zstdPool
 	gzw   *gzip.Writer
 	brw   *brotli.Writer
 	lz    lz4.Compressor
@@ -250,23 +289,17 @@ func NewCompressor(codec format.CompressionCodec, level int) (*Compressor, error
 		}
 		c.brw = brotli.NewWriterLevel(&c.aw, level)
 	case format.CompressionCodec_ZSTD:
-		// Literal entropy coding even for blocks without matches, as
-		// arrow-go does: pages of random integers and of dictionary
-		// indices have no LZ matches but skewed bytes, and at the default
-		// level klauspost skips them (BenchmarkWrite data=nested ZSTD:
-		// 12.85 MB without, 11.6 with; pqarrow 11.53). No frame checksum:
-		// the page CRC covers the body, and libzstd (parquet-cpp,
-		// arrow-rs) writes none by default.
-		opts := []zstd.EOption{zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true),
-			zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderCRC(false)}
+		el := zstd.SpeedDefault
 		if level != 0 {
-			opts = append(opts, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
+			el = zstd.EncoderLevelFromZstd(level)
 		}
-		enc, err := zstd.NewWriter(nil, opts...)
+		c.zpool = zstdEncoders(el)
+		// Make one now, so that a bad level fails here.
+		enc, err := c.zpool.get()
 		if err != nil {
 			return nil, fmt.Errorf("pagecodec: zstd level %d: %w", level, err)
 		}
-		c.zenc = enc
+		c.zpool.put(enc)
 	case format.CompressionCodec_LZ4, format.CompressionCodec_LZ4_RAW:
 		c.lzhc.Level = lz4.CompressionLevel(level)
 	case format.CompressionCodec_LZO:
@@ -318,7 +351,13 @@ func (c *Compressor) AppendCompressed(dst, src []byte) ([]byte, error) {
 		dst, c.aw.b = c.aw.b, nil
 		return dst, err
 	case format.CompressionCodec_ZSTD:
-		return c.zenc.EncodeAll(src, dst), nil
+		enc, err := c.zpool.get()
+		if err != nil {
+			return dst, err
+		}
+		dst = enc.EncodeAll(src, dst)
+		c.zpool.put(enc)
+		return dst, nil
 	case format.CompressionCodec_LZ4_RAW:
 		return c.appendLZ4Block(dst, src)
 	case format.CompressionCodec_LZ4:
