@@ -32,7 +32,7 @@ func init() {
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			to := fs.String("to", "", "output format: parquet, arrow (IPC file, also .feather) or arrows (IPC stream); default from OUT's extension")
 			compression := fs.String("compression", "snappy", "Parquet codec: snappy, zstd, gzip, brotli, lz4_raw, lz4 or none")
-			level := fs.Int("compression-level", 0, "Parquet codec level (0: the codec's default)")
+			level := fs.Int("compression-level", 0, "Parquet codec level (0: the codec's default; snappy 2: the slower encoder arrow-go uses, smaller on text)")
 			dictionary := fs.Bool("dictionary", true, "dictionary-encode Parquet columns")
 			pageVersion := fs.Int("page-version", 1, "Parquet data page version: 1 or 2")
 			rowGroupRows := fs.Int("row-group-rows", arrowpq.DefaultRowGroupRows, "rows per Parquet row group at most")
