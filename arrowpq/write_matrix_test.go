@@ -25,6 +25,7 @@ import (
 type matrixCase struct {
 	name    string
 	codec   arrowpq.Compression
+	level   int
 	dict    string // "off", "on", "fallback" (a dictionary limit small enough to overflow)
 	enc     string // "plain", "delta", "bss"
 	v2      bool
@@ -52,6 +53,10 @@ func matrixCases() []matrixCase {
 	for _, codec := range matrixCodecs {
 		cases = append(cases, matrixCase{codec: codec, dict: "on", enc: "plain"})
 	}
+	// SNAPPY level 2: klauspost's "better" encoder, with 4-byte copy
+	// offsets, for every engine's Snappy decoder.
+	cases = append(cases, matrixCase{codec: arrowpq.Snappy, level: 2, dict: "off", enc: "plain", v2: true})
+	cases = append(cases, matrixCase{codec: arrowpq.Snappy, level: 2, dict: "on", enc: "plain"})
 	for i := range cases {
 		c := &cases[i]
 		c.hasBSSi = c.enc == "bss"
@@ -60,6 +65,9 @@ func matrixCases() []matrixCase {
 			v = 2
 		}
 		c.name = fmt.Sprintf("codec=%s/dict=%s/enc=%s/page=v%d/paged=%v/sliced=%v", c.codec, c.dict, c.enc, v, c.paged, c.sliced)
+		if c.level != 0 {
+			c.name = fmt.Sprintf("codec=%s-%d/dict=%s/enc=%s/page=v%d/paged=%v/sliced=%v", c.codec, c.level, c.dict, c.enc, v, c.paged, c.sliced)
+		}
 	}
 	return cases
 }
@@ -71,7 +79,7 @@ func matrixOptions(t testing.TB, c matrixCase, s *arrow.Schema) *arrowpq.WriteOp
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &arrowpq.WriteOptions{Compression: c.codec, DataPageV2: c.v2, Columns: map[string]arrowpq.ColumnOptions{}}
+	o := &arrowpq.WriteOptions{Compression: c.codec, CompressionLevel: c.level, DataPageV2: c.v2, Columns: map[string]arrowpq.ColumnOptions{}}
 	switch c.dict {
 	case "off":
 		o.Dictionary = arrowpq.Off
