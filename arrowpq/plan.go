@@ -18,6 +18,10 @@ type readPlan struct {
 	schema   *arrow.Schema
 	fields   []fieldDecoder
 	leaves   []int // sorted leaf column indices
+	// order is the order in which parallel decoding takes up the fields:
+	// the most work first, so that no goroutine starts the biggest
+	// column last while the others run out of work (orderByWork).
+	order []int
 }
 
 // fieldDecoder produces the arrays of one top-level field.
@@ -61,6 +65,9 @@ func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
 		arrowFields = append(arrowFields, pruned.Arrow)
 		p.fields = append(p.fields, newFieldReader(pruned, f, opts))
 	}
+	for i := range p.fields {
+		p.order = append(p.order, i)
+	}
 	for leaf := range selected {
 		p.leaves = append(p.leaves, leaf)
 	}
@@ -68,6 +75,30 @@ func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
 	md := m.Schema.Metadata()
 	p.schema = arrow.NewSchema(arrowFields, &md)
 	return p, nil
+}
+
+// orderByWork sorts p.order by the uncompressed size of each field's
+// column chunks in row group rg, largest first (longest-processing-time
+// scheduling; lineitem's comment column is the last field and the
+// heaviest).
+func (p *readPlan) orderByWork(f *metadata.File, rg int) {
+	work := make([]int64, len(p.fields))
+	for i, fd := range p.fields {
+		if fr, ok := fd.(*fieldReader); ok {
+			for _, leaf := range fr.order {
+				if md := f.Meta.RowGroups[rg].Columns[leaf].MetaData; md != nil {
+					work[i] += max(md.TotalUncompressedSize, 0)
+				}
+			}
+		}
+	}
+	if len(p.order) != len(p.fields) {
+		p.order = make([]int, len(p.fields))
+	}
+	for i := range p.order {
+		p.order[i] = i
+	}
+	sort.SliceStable(p.order, func(a, b int) bool { return work[p.order[a]] > work[p.order[b]] })
 }
 
 func (p *readPlan) startRowGroup(r *Reader, rg int, chunks map[int][]byte) error {

@@ -249,7 +249,11 @@ func (r *Reader) loadRowGroup(rg int) error {
 	if err != nil {
 		return err
 	}
-	return r.plan.startRowGroup(r, rg, chunks)
+	if err := r.plan.startRowGroup(r, rg, chunks); err != nil {
+		return err
+	}
+	r.plan.orderByWork(r.file, rg)
+	return nil
 }
 
 // decodeBatch decodes numRows rows of every selected top-level field, in
@@ -274,10 +278,11 @@ func (r *Reader) decodeBatch(numRows int) ([]arrow.Array, error) {
 			go func() {
 				defer wg.Done()
 				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(fields) {
+					k := int(next.Add(1) - 1)
+					if k >= len(fields) {
 						return
 					}
+					i := r.plan.order[k]
 					cols[i], errs[i] = fields[i].next(numRows)
 				}
 			}()
