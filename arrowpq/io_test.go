@@ -115,3 +115,34 @@ func TestReadErrorSaysWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderByWork: parallel decoding starts with the field whose chunks
+// are largest (the strings of poolTestFile), then the others by size.
+func TestOrderByWork(t *testing.T) {
+	data, src := poolTestFile(t, 20_000)
+	defer src.Release()
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	size := func(field int) int64 {
+		var n int64
+		for _, leaf := range r.plan.fields[field].(*fieldReader).order {
+			n += r.file.Meta.RowGroups[0].Columns[leaf].MetaData.TotalUncompressedSize
+		}
+		return n
+	}
+	order := r.plan.order
+	if len(order) != 3 || r.Schema().Field(order[0]).Name != "s" {
+		t.Fatalf("order %v: want the string field first", order)
+	}
+	for i := 1; i < len(order); i++ {
+		if size(order[i-1]) < size(order[i]) {
+			t.Errorf("order %v: field %d (%d bytes) before field %d (%d bytes)", order, order[i-1], size(order[i-1]), order[i], size(order[i]))
+		}
+	}
+}
