@@ -20,7 +20,7 @@ func TestByteArrayMinMaxAgainstCompare(t *testing.T) {
 		offs := []int32{0}
 		var data []byte
 		for range n {
-			l := r.IntN(12)
+			l := r.IntN(24)
 			if r.IntN(3) == 0 && len(data) > 0 {
 				// A prefix of the previous value, possibly extended.
 				prev := data[offs[len(offs)-2]:]

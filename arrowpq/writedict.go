@@ -32,8 +32,8 @@ type dictMemo struct {
 	epoch uint32
 
 	// keys: per Arrow dictionary value of a String or Binary dictionary,
-	// its first 8 bytes as prefixKey gives them, for min and max.
-	keys []uint64
+	// its first 16 bytes as prefixKey16 gives them, for min and max.
+	keys []key16
 
 	distinct []int64 // Arrow indices of the piece's values, first use order
 	known    []int64
@@ -64,7 +64,7 @@ func (c *columnWriter) bindMemo(numSlots, dictLen int) {
 		}
 		m.keys = grown(m.keys, dictLen)
 		for j := range m.keys {
-			m.keys[j] = prefixKey(data, offs[j], offs[j+1])
+			m.keys[j] = prefixKey16(data, offs[j], offs[j+1])
 		}
 	}
 }
@@ -223,17 +223,17 @@ func (c *columnWriter) gatherMemoBinary(s binaryLike, idx []int64) error {
 // least one) of (offs, data), whose prefix keys are keys: the keys decide
 // but for ties, without touching the values (random reads of the data
 // were 14% of BenchmarkWriteDictionary).
-func binaryMinMaxAt(offs []int32, data []byte, keys []uint64, idx []int64) (lo, hi []byte) {
+func binaryMinMaxAt(offs []int32, data []byte, keys []key16, idx []int64) (lo, hi []byte) {
 	loJ, hiJ := idx[0], idx[0]
 	loK, hiK := keys[loJ], keys[hiJ]
 	for _, j := range idx[1:] {
 		k := keys[j]
-		if k > loK && k < hiK {
+		if loK.less(k) && k.less(hiK) {
 			continue
 		}
-		if k < loK || k == loK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[loJ]:offs[loJ+1]]) < 0 {
+		if k.less(loK) || k == loK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[loJ]:offs[loJ+1]]) < 0 {
 			loJ, loK = j, k
-		} else if k > hiK || k == hiK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[hiJ]:offs[hiJ+1]]) > 0 {
+		} else if hiK.less(k) || k == hiK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[hiJ]:offs[hiJ+1]]) > 0 {
 			hiJ, hiK = j, k
 		}
 	}
