@@ -151,9 +151,13 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 	l.chunkDone = false
 	if l.binaryOut && l.dense.dataHint == 0 && md.NumValues > 0 {
 		// The first batch's guess at its byte array data: the chunk's
-		// uncompressed bytes per row (an overestimate for PLAIN pages; for
-		// dictionary pages, growing a few times in the first batch).
-		l.dense.dataHint = int(min(md.TotalUncompressedSize/max(md.NumValues, 1)*int64(l.batchRows), 256<<20))
+		// uncompressed bytes per value (an overestimate for PLAIN pages;
+		// dictionary pages grow the buffer a few times in the first
+		// batch). The sizes come from the footer, so the guess is capped
+		// by the bytes actually read: a hostile footer must not make a
+		// small file allocate much.
+		est := max(md.TotalUncompressedSize, 0) / md.NumValues * int64(l.batchRows)
+		l.dense.dataHint = int(min(est, 16*int64(len(chunk)), 64<<20))
 	}
 }
 

@@ -47,8 +47,9 @@ type denseValues struct {
 	// data of a BYTE_ARRAY leaf alias (see startBinary): byte arrays
 	// decode straight into the buffers of the String or Binary array.
 	offBuf, dataBuf *memory.Buffer
-	// dataHint is the data size of the previous batch, the first guess for
-	// the next.
+	// dataHint is the largest data size of a batch so far (first, an
+	// estimate from the chunk's size): the next batch reserves a quarter
+	// more, so that it rarely outgrows its buffer.
 	dataHint int
 	// scratch holds converted values before they are spread over slots.
 	scratch []byte
