@@ -112,31 +112,24 @@ type parquetGoRows struct {
 	write func(w io.Writer, opts ...parquet.WriterOption) error
 }
 
-var parquetGoCache = map[string]parquetGoRows{}
-
-// parquetGoInput converts (once per process) the dataset record into row
-// structs for parquet-go's GenericWriter.
+// parquetGoInput converts the dataset record into row structs for
+// parquet-go's GenericWriter. They are not cached: millions of small
+// objects with pointers make every later GC of the process slower (the
+// strings and nested benchmarks of every implementation ran 30-50% slower
+// after the numeric rows were built), so the caller drops them when done.
 func parquetGoInput(b testing.TB, name string, rec arrow.RecordBatch) parquetGoRows {
-	recordCacheMu.Lock()
-	defer recordCacheMu.Unlock()
-	if r, ok := parquetGoCache[name]; ok {
-		return r
-	}
-	var r parquetGoRows
 	switch name {
 	case "lineitem":
-		r = rowsWriter(lineitemRows(rec))
+		return rowsWriter(lineitemRows(rec))
 	case "numeric":
-		r = rowsWriter(numericRows(rec))
+		return rowsWriter(numericRows(rec))
 	case "strings":
-		r = rowsWriter(stringsRows(rec))
+		return rowsWriter(stringsRows(rec))
 	case "nested":
-		r = rowsWriter(nestedRows(rec))
-	default:
-		b.Skipf("no parquet-go rows for dataset %s", name)
+		return rowsWriter(nestedRows(rec))
 	}
-	parquetGoCache[name] = r
-	return r
+	b.Skipf("no parquet-go rows for dataset %s", name)
+	return parquetGoRows{}
 }
 
 func rowsWriter[T any](rows []T) parquetGoRows {

@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -68,6 +69,11 @@ func BenchmarkWrite(b *testing.B) {
 					reportCPU(b, arrowBytes(rec), cpu0)
 					b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 					b.ReportMetric(float64(size)/(1<<20), "file-MB")
+					if pgRows.write != nil {
+						// Drop the row structs before the next benchmark.
+						pgRows = parquetGoRows{}
+						runtime.GC()
+					}
 				})
 			}
 		}
