@@ -77,6 +77,9 @@ type leafReader struct {
 type dictionary struct {
 	n int
 	denseValues
+	// maxLen is the length of the longest BYTE_ARRAY value: dictionaries
+	// of short values gather with pagecodec.GatherByteArrayShort.
+	maxLen int
 }
 
 func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {

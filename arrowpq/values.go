@@ -551,7 +551,11 @@ func (v *valueDecoder) gather(d *denseValues, idx []int32) error {
 		err = pagecodec.GatherFixedLenByteArray(tail, dict.fixed, v.width, idx)
 	case format.Type_BYTE_ARRAY:
 		d.reserveBinary(n)
-		d.offsets, d.data, err = pagecodec.GatherByteArray(d.offsets, d.data, dict.offsets, dict.data, idx)
+		if dict.maxLen <= 16 {
+			d.offsets, d.data, err = pagecodec.GatherByteArrayShort(d.offsets, d.data, dict.offsets, dict.data, idx, dict.maxLen)
+		} else {
+			d.offsets, d.data, err = pagecodec.GatherByteArray(d.offsets, d.data, dict.offsets, dict.data, idx)
+		}
 		d.rehomeBinary()
 	}
 	if err != nil {
@@ -643,10 +647,15 @@ func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
 	d.n = n
 	if d.physical == format.Type_BYTE_ARRAY {
 		// Slack after the last value, so that gathers copy every short
-		// value as one 32-byte block (pagecodec's copyShort) instead of
-		// calling copy for values near the end: with tiny dictionaries
-		// ("A", "N", "R") that was every value (lineitem).
+		// value as one block (pagecodec's copyShort and
+		// GatherByteArrayShort) instead of calling copy for values near
+		// the end: with tiny dictionaries ("A", "N", "R") that was every
+		// value (lineitem).
 		d.data = append(d.data, make([]byte, dictionarySlack)...)
+		d.maxLen = 0
+		for i := range n {
+			d.maxLen = max(d.maxLen, int(d.offsets[i+1]-d.offsets[i]))
+		}
 	}
 	return nil
 }

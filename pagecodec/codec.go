@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/andybalholm/brotli"
@@ -29,9 +30,13 @@ import (
 
 // sharedZstd is one decoder for the whole process: DecodeAll on it is safe
 // for concurrent use, and it is limited to the capacity of the destination,
-// so a hostile frame cannot make it allocate beyond the page size.
+// so a hostile frame cannot make it allocate beyond the page size. It runs
+// as many DecodeAll calls at once as the machine has CPUs, not GOMAXPROCS:
+// GOMAXPROCS may be raised after the first page is read (benchmarks with
+// -cpu 1,2 do), and a decoder sized for one CPU serialized every parallel
+// read after it.
 var sharedZstd = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(0))
+	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(max(runtime.NumCPU(), 1)))
 })
 
 // Decompressor decompresses page bodies and keeps the state of the stream

@@ -357,14 +357,30 @@ func FuzzRoundTripByteArray(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		indices := dict.AppendIndices(nil)
 		var di DictIndexDecoder
-		di.Reset(dict.AppendIndices(nil), dict.DictLen())
+		di.Reset(indices, dict.DictLen())
 		check("RLE_DICTIONARY", func(o []int32, d []byte, k int) ([]int32, []byte, error) {
 			idx := make([]int32, k)
 			if _, err := di.DecodeIndices(idx); err != nil {
 				return o, d, err
 			}
 			return GatherByteArray(o, d, dOffs, dData, idx)
+		})
+		// The short-value gather, over the same indices, with the slack it
+		// asks for (and, for long values, falling back).
+		maxLen := 0
+		for i := 0; i+1 < len(dOffs); i++ {
+			maxLen = max(maxLen, int(dOffs[i+1]-dOffs[i]))
+		}
+		padded := append(slices.Clip(dData), make([]byte, 16)...)
+		di.Reset(indices, dict.DictLen())
+		check("RLE_DICTIONARY short", func(o []int32, d []byte, k int) ([]int32, []byte, error) {
+			idx := make([]int32, k)
+			if _, err := di.DecodeIndices(idx); err != nil {
+				return o, d, err
+			}
+			return GatherByteArrayShort(o, d, dOffs, padded, idx, maxLen)
 		})
 	})
 }
