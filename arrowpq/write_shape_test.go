@@ -212,8 +212,8 @@ func TestWriteKeyValueMetadata(t *testing.T) {
 	}
 }
 
-// TestWriteNullFixedSizeList writes null fixed-size lists (which our reader
-// cannot read yet) and checks them with pqarrow and DuckDB.
+// TestWriteNullFixedSizeList writes null fixed-size lists and checks them
+// with pqarrow and DuckDB (our reader: TestNullFixedSizeList).
 func TestWriteNullFixedSizeList(t *testing.T) {
 	mem := memory.DefaultAllocator
 	lb := array.NewFixedSizeListBuilder(mem, 2, arrow.PrimitiveTypes.Int32)
@@ -260,7 +260,7 @@ func TestWriteNullFixedSizeList(t *testing.T) {
 
 // TestWriteAllNullDictionaryColumn: a dictionary column whose chunk holds
 // only nulls has no dictionary page and PLAIN pages without values; pqarrow
-// and DuckDB read it. (Our reader fails on it: see the write path report.)
+// and DuckDB read it, and so does our reader (with an empty dictionary).
 func TestWriteAllNullDictionaryColumn(t *testing.T) {
 	mem := memory.DefaultAllocator
 	ib := array.NewInt32Builder(mem)
