@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // coalesceGap is the largest hole between two column chunks that is read
@@ -162,36 +160,14 @@ func (r *Reader) readPieces(pieces []readPiece) *readError {
 		}
 		return nil
 	}
-	workers := min(r.opts.Parallelism, len(pieces))
-	if workers <= 1 {
-		for _, p := range pieces {
-			if err := read(p); err != nil {
-				return err
-			}
+	errs := make([]*readError, len(pieces))
+	if i, _ := forEach(len(pieces), r.opts.Parallelism, func(i int) error {
+		if errs[i] = read(pieces[i]); errs[i] != nil {
+			return errs[i].err
 		}
 		return nil
-	}
-	errs := make([]*readError, len(pieces))
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(pieces) {
-					return
-				}
-				errs[i] = read(pieces[i])
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	}); i >= 0 {
+		return errs[i]
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -262,33 +261,13 @@ func (r *Reader) decodeBatch(numRows int) ([]arrow.Array, error) {
 	fields := r.plan.fields
 	cols := make([]arrow.Array, len(fields))
 	errs := make([]error, len(fields))
-	workers := min(r.opts.Parallelism, len(fields))
-	if workers <= 1 {
-		for i, f := range fields {
-			cols[i], errs[i] = f.next(numRows)
-			if errs[i] != nil {
-				break
-			}
-		}
-	} else {
-		var wg sync.WaitGroup
-		next := atomic.Int64{}
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					k := int(next.Add(1) - 1)
-					if k >= len(fields) {
-						return
-					}
-					i := r.plan.order[k]
-					cols[i], errs[i] = fields[i].next(numRows)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	// Fields are taken up largest first (plan.order); a failure is reported
+	// for the first failing field in schema order, whatever the schedule.
+	forEach(len(fields), r.opts.Parallelism, func(k int) error {
+		i := r.plan.order[k]
+		cols[i], errs[i] = fields[i].next(numRows)
+		return errs[i]
+	})
 	for i, err := range errs {
 		if err != nil {
 			for _, c := range cols {

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -291,36 +289,8 @@ func (w *Writer) writeRowsAll(start, n int) error {
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	par = min(par, len(w.cols))
-	if par <= 1 {
-		for _, cw := range w.cols {
-			if err := cw.writeRows(start, n); err != nil {
-				return w.colFail(cw, err)
-			}
-		}
-		return nil
-	}
-	errs := make([]error, len(w.cols))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range par {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(w.cols) {
-					return
-				}
-				errs[i] = w.cols[i].writeRows(start, n)
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return w.colFail(w.cols[i], err)
-		}
+	if i, err := forEach(len(w.cols), par, func(i int) error { return w.cols[i].writeRows(start, n) }); err != nil {
+		return w.colFail(w.cols[i], err)
 	}
 	return nil
 }
