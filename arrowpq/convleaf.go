@@ -32,8 +32,7 @@ type convTarget struct {
 	dict   []byte
 	dictOK bool
 	// phys holds a page piece's physical values before conversion.
-	phys    denseValues
-	indices []int32
+	phys denseValues
 }
 
 // newConvTarget returns the conversion of a flat leaf read as Arrow
@@ -103,15 +102,11 @@ func (l *leafReader) decodeConverted(n int) error {
 	tail := d.conv[start : start+n*c.width]
 	v := &l.values
 	if v.dict != nil && c.dictOK {
-		c.indices = growInt32(c.indices, n)
-		got, err := v.dictIdx.DecodeIndices(c.indices)
-		if err != nil {
+		v.indices = growInt32(v.indices, n)
+		if err := v.decodeIndices(v.indices); err != nil {
 			return err
 		}
-		if got != n {
-			return short(got, n)
-		}
-		if err := gatherFixed(tail, c.dict, c.width, c.indices); err != nil {
+		if err := gatherFixed(tail, c.dict, c.width, v.indices); err != nil {
 			return err
 		}
 	} else {

@@ -356,12 +356,8 @@ func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 		if d.indexMode {
 			var tail []int32
 			d.idx, tail = extend(d.idx, n)
-			got, err := v.dictIdx.DecodeIndices(tail)
-			if err != nil {
+			if err := v.decodeIndices(tail); err != nil {
 				return err
-			}
-			if got != n {
-				return short(got, n)
 			}
 			d.n += n
 			return nil
@@ -507,14 +503,22 @@ func (v *valueDecoder) encodingFits() bool {
 // decodeDict decodes n dictionary indices and gathers their values.
 func (v *valueDecoder) decodeDict(d *denseValues, n int) error {
 	v.indices = growInt32(v.indices, n)
-	got, err := v.dictIdx.DecodeIndices(v.indices)
+	if err := v.decodeIndices(v.indices); err != nil {
+		return err
+	}
+	return v.gather(d, v.indices)
+}
+
+// decodeIndices decodes exactly len(dst) dictionary indices of the page.
+func (v *valueDecoder) decodeIndices(dst []int32) error {
+	got, err := v.dictIdx.DecodeIndices(dst)
 	if err != nil {
 		return err
 	}
-	if got != n {
-		return short(got, n)
+	if got != len(dst) {
+		return short(got, len(dst))
 	}
-	return v.gather(d, v.indices)
+	return nil
 }
 
 // gather appends the dictionary values of idx to d.
