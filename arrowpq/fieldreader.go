@@ -414,6 +414,10 @@ func (fr *fieldReader) build(f *typemap.Field, n int) (arrow.Array, error) {
 	return nil, fmt.Errorf("field %s: kind %v", f.Arrow.Name, f.Kind)
 }
 
+// maxFixedSizePadding is the number of null children a batch may make for
+// null fixed-size lists beyond 16 per child or list slot it read.
+const maxFixedSizePadding = 1 << 24
+
 // padFixedSizeChildren returns the child array of a fixed-size list whose
 // empty (null) slots get size null children each: runs of full slots are
 // slices of elem, runs of empty ones arrays of nulls.
@@ -532,18 +536,26 @@ func listArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nul
 		bufs = []*memory.Buffer{validBuf, int64Buffer(mem, wide), int64Buffer(mem, sizes)}
 	case *arrow.FixedSizeListType:
 		size := int32(t.Len())
-		padded := false
+		nullLists := 0
 		for i := 0; i < n; i++ {
 			if offsets[i+1]-offsets[i] != size {
 				if offsets[i+1] == offsets[i] && validBuf != nil && !bitutil.BitIsSet(valid, i) {
-					padded = true
+					nullLists++
 					continue
 				}
 				releaseBuffers(validBuf)
 				return nil, fmt.Errorf("a list of %d elements as %s: %w", offsets[i+1]-offsets[i], dt, pagecodec.ErrCorrupt)
 			}
 		}
-		if padded {
+		// The size comes from the ARROW:schema footer entry, and the
+		// children of null lists are made, not read: bound them by what
+		// the batch read (a hostile size must not allocate gigabytes).
+		if pad, limit := int64(nullLists)*int64(size), max(maxFixedSizePadding, 16*int64(elem.Len()+n)); pad > limit {
+			releaseBuffers(validBuf)
+			return nil, fmt.Errorf("%d null lists of %s need %d null children (limit %d); read with a smaller BatchSize: %w",
+				nullLists, dt, pad, limit, pagecodec.ErrLimit)
+		}
+		if nullLists > 0 {
 			// Parquet stores nothing under a null list; an Arrow fixed-size
 			// list still has size child slots there: null ones.
 			var err error
