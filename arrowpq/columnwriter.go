@@ -403,62 +403,47 @@ func (c *columnWriter) writeRows(start, n int) error {
 	return nil
 }
 
+// dictPages is what the column writer asks of every dictionary encoder
+// besides taking values, whose methods are typed.
+type dictPages interface {
+	DictLen() int
+	DictSize() int
+	IndicesLen() int
+	AddIndices(indices []uint32) bool
+	AppendIndices(dst []byte) []byte
+	AppendDictPage(dst []byte) []byte
+}
+
+// dictEnc returns the dictionary encoder of the column's physical type.
+func (c *columnWriter) dictEnc() dictPages {
+	switch c.phys {
+	case format.Type_INT32, format.Type_FLOAT:
+		return &c.d32
+	case format.Type_INT64, format.Type_DOUBLE:
+		return &c.d64
+	case format.Type_INT96:
+		return &c.d96
+	}
+	return &c.dba
+}
+
 // dictFits reports whether the gathered values cannot push the dictionary
 // past its limit, even if all were new.
 func (c *columnWriter) dictFits() bool {
-	var size int
-	switch c.phys {
-	case format.Type_INT32, format.Type_FLOAT:
-		size = c.d32.DictSize()
-	case format.Type_INT64, format.Type_DOUBLE:
-		size = c.d64.DictSize()
-	case format.Type_INT96:
-		size = c.d96.DictSize()
-	default:
-		size = c.dba.DictSize()
-	}
-	return int64(size)+c.g.dictBytes <= int64(c.cfg.dictPageSize)
+	return int64(c.dictEnc().DictSize())+c.g.dictBytes <= int64(c.cfg.dictPageSize)
 }
 
 // dictLen returns the number of values of the dictionary so far.
-func (c *columnWriter) dictLen() int {
-	switch c.phys {
-	case format.Type_INT32, format.Type_FLOAT:
-		return c.d32.DictLen()
-	case format.Type_INT64, format.Type_DOUBLE:
-		return c.d64.DictLen()
-	case format.Type_INT96:
-		return c.d96.DictLen()
-	}
-	return c.dba.DictLen()
-}
+func (c *columnWriter) dictLen() int { return c.dictEnc().DictLen() }
 
 // dictSize returns the PLAIN size of the dictionary so far.
-func (c *columnWriter) dictSize() int {
-	switch c.phys {
-	case format.Type_INT32, format.Type_FLOAT:
-		return c.d32.DictSize()
-	case format.Type_INT64, format.Type_DOUBLE:
-		return c.d64.DictSize()
-	case format.Type_INT96:
-		return c.d96.DictSize()
-	}
-	return c.dba.DictSize()
-}
+func (c *columnWriter) dictSize() int { return c.dictEnc().DictSize() }
 
 // pageBytes estimates the size of the current page before compression.
 func (c *columnWriter) pageBytes() int {
 	n := c.defEnc.Len() + c.repEnc.Len()
 	if c.dict {
-		switch c.phys {
-		case format.Type_INT32, format.Type_FLOAT:
-			return n + c.d32.IndicesLen()
-		case format.Type_INT64, format.Type_DOUBLE:
-			return n + c.d64.IndicesLen()
-		case format.Type_INT96:
-			return n + c.d96.IndicesLen()
-		}
-		return n + c.dba.IndicesLen()
+		return n + c.dictEnc().IndicesLen()
 	}
 	switch c.cfg.encoding {
 	case DeltaBinaryPacked:

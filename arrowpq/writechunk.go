@@ -76,16 +76,7 @@ func (c *columnWriter) flushPage() error {
 		enc = format.Encoding_PLAIN // nothing to encode: no dictionary needed
 	case c.dict:
 		enc = format.Encoding_RLE_DICTIONARY
-		switch c.phys {
-		case format.Type_INT32, format.Type_FLOAT:
-			body = c.d32.AppendIndices(body)
-		case format.Type_INT64, format.Type_DOUBLE:
-			body = c.d64.AppendIndices(body)
-		case format.Type_INT96:
-			body = c.d96.AppendIndices(body)
-		default:
-			body = c.dba.AppendIndices(body)
-		}
+		body = c.dictEnc().AppendIndices(body)
 		// After the first page, a dictionary that saves nothing (about as
 		// large as the values it has seen: unique values) is given up for
 		// the rest of the chunk; hashing every value costs more than the
@@ -287,16 +278,7 @@ func addEncoding(list *[]format.Encoding, e format.Encoding) {
 func (c *columnWriter) bufferedBytes() int64 {
 	n := int64(len(c.chunk.pages) + c.pageBytes())
 	if c.dictUsed {
-		switch c.phys {
-		case format.Type_INT32, format.Type_FLOAT:
-			n += int64(c.d32.DictSize())
-		case format.Type_INT64, format.Type_DOUBLE:
-			n += int64(c.d64.DictSize())
-		case format.Type_INT96:
-			n += int64(c.d96.DictSize())
-		default:
-			n += int64(c.dba.DictSize())
-		}
+		n += int64(c.dictSize())
 	}
 	return n
 }
@@ -310,18 +292,8 @@ func (c *columnWriter) dictPage(dst []byte) ([]byte, pagecodec.WrittenPage, erro
 	if !c.dictUsed {
 		return dst, pagecodec.WrittenPage{}, nil
 	}
-	body := c.body[:0]
-	var n int
-	switch c.phys {
-	case format.Type_INT32, format.Type_FLOAT:
-		body, n = c.d32.AppendDictPage(body), c.d32.DictLen()
-	case format.Type_INT64, format.Type_DOUBLE:
-		body, n = c.d64.AppendDictPage(body), c.d64.DictLen()
-	case format.Type_INT96:
-		body, n = c.d96.AppendDictPage(body), c.d96.DictLen()
-	default:
-		body, n = c.dba.AppendDictPage(body), c.dba.DictLen()
-	}
+	d := c.dictEnc()
+	body, n := d.AppendDictPage(c.body[:0]), d.DictLen()
 	c.body = body
 	return c.pw.AppendDictionaryPage(dst, &pagecodec.DictionaryPage{NumValues: n, Values: body})
 }

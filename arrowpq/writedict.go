@@ -283,17 +283,7 @@ func (c *columnWriter) encodeMemo() error {
 	for i, j := range idx {
 		out[i] = pidx[j] - 1
 	}
-	var ok bool
-	switch c.phys {
-	case format.Type_INT32, format.Type_FLOAT:
-		ok = c.d32.AddIndices(out)
-	case format.Type_INT64, format.Type_DOUBLE:
-		ok = c.d64.AddIndices(out)
-	case format.Type_INT96:
-		ok = c.d96.AddIndices(out)
-	default:
-		ok = c.dba.AddIndices(out)
-	}
+	ok := c.dictEnc().AddIndices(out)
 	if !ok {
 		return fmt.Errorf("memo index outside the dictionary of %d values", c.dictLen())
 	}
