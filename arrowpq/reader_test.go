@@ -262,23 +262,13 @@ func TestNullFixedSizeList(t *testing.T) {
 	// pqarrow cannot write null fixed-size lists; our writer's files of
 	// them are checked against pqarrow and DuckDB by
 	// TestWriteNullFixedSizeList.
-	var buf bytes.Buffer
-	w, err := arrowpq.NewWriter(&buf, schema, &arrowpq.WriteOptions{MaxRowsPerPage: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	file := writeBytes(t, rec, &arrowpq.WriteOptions{MaxRowsPerPage: 5})
 	want, err := oracle.RenderRecord(nil, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, bs := range []int{7, 1000} {
-		tbl, err := arrowpq.ReadTable(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), &arrowpq.ReadOptions{BatchSize: bs})
+		tbl, err := arrowpq.ReadTable(context.Background(), bytes.NewReader(file), int64(len(file)), &arrowpq.ReadOptions{BatchSize: bs})
 		if err != nil {
 			t.Fatalf("batch size %d: %v", bs, err)
 		}
