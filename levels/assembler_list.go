@@ -108,17 +108,7 @@ func listPass(def, rep []int16, off []int32, d0, d1 []int16, elemDef, maxDef int
 	p := int(prev)
 	for i < len(def) {
 		m := min(chunk, len(def)-i)
-		dc, rc := &tailDef, &tailRep
-		if m == chunk {
-			dc, rc = (*[chunk]int16)(def[i:]), (*[chunk]int16)(rep[i:])
-		} else {
-			copy(dc[:], def[i:])
-			copy(rc[:], rep[i:])
-			// Past the end, repetition level -1 stops the chunk.
-			for k := m; k < chunk; k++ {
-				rc[k] = -1
-			}
-		}
+		dc, rc := chunkAt(def, rep, i, &tailDef, &tailRep)
 		t, k0, k1, pt := listChunk(dc, rc, (*[chunk]int32)(off[j0:]), (*[chunk]int16)(d0[j0:]), (*[chunk]int16)(d1[j1:]), &c, p)
 		for k := range off[j0 : j0+uint(k0)] {
 			off[j0+uint(k)] += int32(j1)
@@ -251,17 +241,7 @@ func appendList2[O int32 | int64](a *Assembler, def, rep []int16, limit int) (in
 	var i, j0, j1, j2 int
 	for i < len(def) {
 		m := min(chunk, len(def)-i)
-		dc, rc := &tailDef, &tailRep
-		if m == chunk {
-			dc, rc = (*[chunk]int16)(def[i:]), (*[chunk]int16)(rep[i:])
-		} else {
-			copy(dc[:], def[i:])
-			copy(rc[:], rep[i:])
-			// Past the end, repetition level -1 stops the chunk.
-			for k := m; k < chunk; k++ {
-				rc[k] = -1
-			}
-		}
+		dc, rc := chunkAt(def, rep, i, &tailDef, &tailRep)
 		t, k0, k1, k2, pr := list2Chunk(dc, rc, (*[chunk]int32)(o0[j0:]), (*[chunk]int32)(o1[j1:]),
 			(*[chunk]int16)(dep0.defs[j0:]), (*[chunk]int16)(dep1.defs[j1:]), (*[chunk]int16)(dep2.defs[j2:]), &c, prev)
 		for k := range o0[j0 : j0+k0] {
@@ -440,4 +420,19 @@ func (a *Assembler) finishDepth(k int, defs []int16) {
 		a.leaf.appendLevels(defs, a.p.MaxDef)
 	}
 	a.numValues = a.leaf.n - a.leaf.nulls
+}
+
+// chunkAt returns levels [i, i+chunk) as arrays: views of def and rep when a
+// whole chunk remains, else copies in tailDef and tailRep whose repetition
+// levels past the end are -1, which stops a chunk pass.
+func chunkAt(def, rep []int16, i int, tailDef, tailRep *[chunk]int16) (*[chunk]int16, *[chunk]int16) {
+	if len(def)-i >= chunk {
+		return (*[chunk]int16)(def[i:]), (*[chunk]int16)(rep[i:])
+	}
+	m := copy(tailDef[:], def[i:])
+	copy(tailRep[:], rep[i:])
+	for k := m; k < chunk; k++ {
+		tailRep[k] = -1
+	}
+	return tailDef, tailRep
 }
