@@ -183,3 +183,33 @@ func TestWriteValueOutOfRange(t *testing.T) {
 		t.Errorf("negative interval: %v", err)
 	}
 }
+
+// TestAbortKeepsTarget checks that an aborted CreateFile leaves an existing
+// target byte for byte and no temporary file behind.
+func TestAbortKeepsTarget(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.parquet")
+	old := []byte("the previous contents")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	w, err := arrowpq.CreateFile(path, schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err == nil {
+		t.Error("Close after Abort succeeded")
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != string(old) {
+		t.Errorf("target after Abort = %q, %v; want %q", got, err, old)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries after Abort, want only the target", len(entries))
+	}
+}

@@ -28,6 +28,9 @@ const CreatedBy = "arrowpq version " + Version
 // errClosed is returned by calls on a closed Writer.
 var errClosed = errors.New("writer is closed")
 
+// errAborted is returned by calls on an aborted Writer.
+var errAborted = errors.New("writer was aborted")
+
 // Writer writes Arrow record batches as a Parquet file. Rows are buffered
 // as compressed pages until a row group is complete, then written column
 // chunk after column chunk; the page indexes and the footer follow on
@@ -387,6 +390,31 @@ func (w *Writer) Close() error {
 		}
 	}
 	return err
+}
+
+// Abort ends the Writer without completing the file: no footer is
+// written and, with CreateFile, the temporary file is removed so that the
+// target is left as it was. Data already passed to the io.Writer of
+// NewWriter stays there; it is not a Parquet file. Abort after Close (or a
+// second Abort) does nothing and returns nil.
+func (w *Writer) Abort() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.err == nil {
+		w.err = newError("write", errAborted)
+	}
+	for _, cw := range w.cols {
+		cw.chunk.free(w.mem)
+	}
+	if w.file != nil {
+		w.file.Close()
+		if err := os.Remove(w.tmpPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return newError("abort", err)
+		}
+	}
+	return nil
 }
 
 func (w *Writer) finish() error {

@@ -198,7 +198,7 @@ func openSink(path, format string, schema *arrow.Schema, opts *arrowpq.WriteOpti
 		if err != nil {
 			return nil, err
 		}
-		return &batchSink{write: w.Write, close: w.Close, abort: func() { w.Close() }}, nil
+		return &batchSink{write: w.Write, close: w.Close, abort: func() { w.Abort() }}, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
