@@ -16,6 +16,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/oracle"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
@@ -83,6 +84,7 @@ var conformanceCases = map[string]conformanceCase{
 // arrow-rs in WebAssembly), rendered canonically as ../shared/oracle
 // describes.
 func TestConformance(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	var paths, rels []string
 	var ours [][]byte
 	for _, tree := range []string{"parquet-testing", "arrow-testing"} {
@@ -238,6 +240,7 @@ var pqarrowReadsWrong = map[string]string{
 // TestAgreesWithPqarrow compares our reading with arrow-go's pqarrow on
 // every file pqarrow reads correctly.
 func TestAgreesWithPqarrow(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	var n int
 	for _, tree := range []string{"parquet-testing/data", "arrow-testing/data/parquet"} {
 		root := filepath.Join(sharedTestdata, tree)
@@ -311,6 +314,7 @@ func readPqarrowCanonical(p string) (out []byte, err error) {
 // fuzz corpus to the end: each must give an error or data, never a panic
 // (a panic fails the test binary) or a hang.
 func TestHostileFiles(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	// Files of bad_data/ that are expected to read: only the reproducer of
 	// a crash with a 0-bit dictionary index (every index is 0).
 	readable := map[string]bool{"ARROW-GH-43605.parquet": true}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // FuzzReadFile mutates small valid Parquet files and reads them to the end
@@ -20,6 +21,9 @@ func FuzzReadFile(f *testing.F) {
 		"nullable.impala.parquet", "datapage_v2.snappy.parquet", "delta_length_byte_array.parquet",
 		"byte_stream_split.zstd.parquet", "rle_boolean_encoding.parquet", "list_columns.parquet",
 		"fixed_length_decimal.parquet", "int32_with_null_pages.parquet", "null_list.parquet"} {
+		if !testshared.Has(f, sharedTestdata) {
+			break
+		}
 		b, err := os.ReadFile(dataFile(name))
 		if err != nil {
 			f.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/oracle"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
@@ -51,6 +52,7 @@ func readAll(t *testing.T, path string, opts *arrowpq.ReadOptions) ([]byte, *arr
 // parallel: the data must equal a one-batch read, with records never split
 // (nested files have records that span pages).
 func TestBatchSizesAgree(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -74,6 +76,7 @@ func TestBatchSizesAgree(t *testing.T) {
 // TestNoLeaks reads with a checked allocator: every buffer the reader
 // allocates must be released once the batches are.
 func TestNoLeaks(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	for _, name := range []string{"alltypes_plain.parquet", "nested_maps.snappy.parquet", "nullable.impala.parquet", "byte_array_decimal.parquet"} {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		readAll(t, dataFile(name), &arrowpq.ReadOptions{Allocator: mem, BatchSize: 3, Dictionary: []string{"string_col"}})
@@ -161,6 +164,7 @@ func TestDictionaryOutput(t *testing.T) {
 }
 
 func TestInt96Overflow(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	f, err := os.Open(dataFile("int96_from_spark.parquet"))
 	if err != nil {
 		t.Fatal(err)

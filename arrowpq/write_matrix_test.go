@@ -300,6 +300,7 @@ func TestWriteMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	oracle.Need(t)
 	for _, engine := range oracle.Engines {
 		var files []string
 		var idx []int

@@ -216,6 +216,7 @@ func TestWriteStatisticsDuckDB(t *testing.T) {
 	if err := os.WriteFile(p, writeBytes(t, rec, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	oracle.Need(t)
 	if err := oracle.Install(); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 const parquetTesting = "../../shared/testdata/parquet-testing/data/"
@@ -206,6 +208,7 @@ func arrowValue(a arrow.Array, i int) (v any, ok bool) {
 }
 
 func TestOracleParquetTesting(t *testing.T) {
+	testshared.Need(t, parquetTesting)
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 31))

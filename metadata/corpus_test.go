@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
@@ -88,6 +89,7 @@ func catalogRowCounts(t *testing.T) map[string]catalogFact {
 // footers must agree with the catalog's row and row-group counts and be
 // internally consistent; bad ones must fail with the expected sentinel.
 func TestCorpusFooters(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
 	want := readCorpusExpectations(t)
 	facts := catalogRowCounts(t)
 	var seen []string

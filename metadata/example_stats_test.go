@@ -8,8 +8,10 @@ import (
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
+// openExample opens a file of testdata/ (copies of three parquet-testing
+// files) so that the examples run without ../shared.
 func openExample(name string) (*os.File, *metadata.File) {
-	fh, err := os.Open("../../shared/testdata/parquet-testing/data/" + name)
+	fh, err := os.Open("testdata/" + name)
 	if err != nil {
 		log.Fatal(err)
 	}

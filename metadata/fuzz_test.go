@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -36,6 +37,7 @@ var seedSources = []string{
 // corpusFooters returns the footer bytes of every file under the seed
 // sources whose trailer is well formed, keyed by a seed file name.
 func corpusFooters(t testing.TB) map[string][]byte {
+	testshared.Need(t, seedSources...)
 	t.Helper()
 	out := make(map[string][]byte)
 	seen := make(map[[32]byte]bool)

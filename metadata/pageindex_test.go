@@ -12,6 +12,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -31,6 +32,7 @@ func readCorpusFile(t testing.TB, rel string) ([]byte, *File) {
 // TestPageIndexCorpus checks facts about the page indexes of corpus files
 // that the catalog states.
 func TestPageIndexCorpus(t *testing.T) {
+	testshared.Need(t, corpusDir)
 	t.Run("int32_with_null_pages", func(t *testing.T) {
 		data, f := readCorpusFile(t, "data/int32_with_null_pages.parquet")
 		r := bytes.NewReader(data)
@@ -148,6 +150,7 @@ func bloomCheck(bitset []byte, h uint64) bool {
 // TestPageIndexOracle reads every page index and bloom filter of the
 // corpus and compares them with arrow-go's readers.
 func TestPageIndexOracle(t *testing.T) {
+	testshared.Need(t, corpusDir)
 	var columnIndexes, offsetIndexes, blooms int
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range corpusFiles(t) {
@@ -273,6 +276,7 @@ func hostileFile(t *testing.T, rel string, edit func(cc *format.ColumnChunk)) ([
 }
 
 func TestPageIndexHostile(t *testing.T) {
+	testshared.Need(t, corpusDir)
 	const file = "data/data_index_bloom_encoding_stats.parquet"
 	tests := []struct {
 		name string
@@ -400,6 +404,7 @@ func TestCheckColumnIndex(t *testing.T) {
 }
 
 func TestParseBloomFilterHostile(t *testing.T) {
+	testshared.Need(t, corpusDir)
 	b, err := os.ReadFile(filepath.Join(corpusDir, "data/bloom_filter.xxhash.bin"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
@@ -59,6 +60,7 @@ const (
 // real files against values worked out by hand (the comments show the
 // arithmetic along each path).
 func TestSchemaLevelsByHand(t *testing.T) {
+	testshared.Need(t, parquetTesting)
 	cases := []struct {
 		file   string
 		rows   int64
@@ -181,6 +183,7 @@ func TestSchemaLevelsByHand(t *testing.T) {
 // TestSchemaFieldIDs uses the protobuf-written file whose schema carries
 // field ids (parquet-mr writes them from the .proto field numbers).
 func TestSchemaFieldIDs(t *testing.T) {
+	testshared.Need(t, arrowTesting)
 	f := readFooterFile(t, filepath.Join(arrowTesting, "data/parquet/generated_simple_numerics/blogs.parquet"))
 	want := map[string]int32{"reply": 1, "reply_id": 1, "next_id": 2, "blog_id": 2}
 	for _, n := range f.Schema.Nodes[1:] {
@@ -286,6 +289,7 @@ func TestSchemaValidation(t *testing.T) {
 }
 
 func TestSchemaText(t *testing.T) {
+	testshared.Need(t, parquetTesting, arrowTesting)
 	f := readFooterFile(t, filepath.Join(parquetTesting, "data/old_list_structure.parquet"))
 	want := `message my_record {
   required group a (LIST) {

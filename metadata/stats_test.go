@@ -15,6 +15,7 @@ import (
 	pqfile "github.com/apache/arrow-go/v18/parquet/file"
 	pqmeta "github.com/apache/arrow-go/v18/parquet/metadata"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -433,6 +434,7 @@ func openCorpus(t testing.TB, rel string) *File {
 
 // TestColumnStatsCorpus checks files whose contents the catalog states.
 func TestColumnStatsCorpus(t *testing.T) {
+	testshared.Need(t, corpusDir)
 	type chunk struct {
 		rg       int
 		col      string
@@ -553,6 +555,7 @@ func corpusFiles(t testing.TB) []string {
 // corpus and, where arrow-go also reports a min and max, compares the
 // values.
 func TestColumnStatsOracle(t *testing.T) {
+	testshared.Need(t, corpusDir)
 	var compared int
 	for _, p := range corpusFiles(t) {
 		data, err := os.ReadFile(p)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/internal/bitpack"
 	"github.com/arrowpq/arrowpq/internal/codectest"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -257,6 +258,7 @@ func readCSV(t *testing.T, name string) [][]string {
 // and compares every cell with the *_expect.csv written by their producers.
 // Each file is decoded in one batch and in random-size batches.
 func TestDeltaFilesAgainstCSV(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	for _, tc := range []struct{ file, csv string }{
 		{"delta_binary_packed.parquet", "delta_binary_packed_expect.csv"},
 		{"delta_byte_array.parquet", "delta_byte_array_expect.csv"},
@@ -292,6 +294,7 @@ func TestDeltaFilesAgainstCSV(t *testing.T) {
 // (ZSTD, CRC): the producer wrote "apple_banana_mango<i*i>" for row i (the
 // values of parquet-testing's generator; the file has no CSV).
 func TestDeltaLengthByteArrayFile(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	c := readTestFile(t, "delta_length_byte_array.parquet")[0]
 	got := decodeFlatColumn(t, c, func() int { return 37 })
 	if len(got) != 1000 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -31,6 +32,7 @@ type testColumn struct {
 // generated Thrift structs (independently of package metadata) and returns
 // every column chunk of every row group.
 func readTestFile(t testing.TB, name string) []testColumn {
+	testshared.Need(t, testdataDir)
 	t.Helper()
 	path := name
 	if !filepath.IsAbs(name) {

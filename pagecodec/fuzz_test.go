@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/arrowpq/arrowpq/internal/codectest"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -220,6 +221,9 @@ func FuzzDecompress(f *testing.F) {
 
 func FuzzPageReader(f *testing.F) {
 	for _, name := range []string{"datapage_v2.snappy.parquet", "alltypes_plain.parquet", "rle-dict-snappy-checksum.parquet", "delta_byte_array.parquet", "hadoop_lz4_compressed.parquet"} {
+		if !testshared.Has(f, testdataDir) {
+			break
+		}
 		for i, c := range readTestFile(f, name) {
 			if i < 3 && len(c.Chunk) < 1<<14 {
 				f.Add(c.Chunk, uint8(c.Meta.Codec), uint8(c.MaxDef), uint8(c.MaxRep))

@@ -9,12 +9,15 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // TestAgainstArrowGo decodes every flat column of many parquet-testing files
 // with our decoders (in random-size batches) and compares each row with
 // arrow-go's column reader, an independent implementation.
 func TestAgainstArrowGo(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	files := []string{
 		"alltypes_plain.parquet", "alltypes_plain.snappy.parquet", "alltypes_dictionary.parquet",
 		"alltypes_tiny_pages.parquet", "alltypes_tiny_pages_plain.parquet", "binary.parquet",
@@ -157,6 +160,7 @@ func oracleColumn(t *testing.T, rd *file.Reader, rg, col int, c testColumn) []st
 // The Hadoop files must take the Hadoop path and the non-Hadoop file the
 // raw-block fallback.
 func TestLZ4AgainstLZ4Raw(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	for _, tc := range []struct {
 		file, oracle string
 		hadoop       bool

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
 // TestV2EmptyDataPage: datapage_v2_empty_datapage.snappy.parquet is one
 // null FLOAT whose v2 page has an empty value section under SNAPPY.
 func TestV2EmptyDataPage(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	c := readTestFile(t, "datapage_v2_empty_datapage.snappy.parquet")[0]
 	got := decodeFlatColumn(t, c, func() int { return 1 })
 	if len(got) != 1 || got[0] != "" {
@@ -24,6 +26,7 @@ func TestV2EmptyDataPage(t *testing.T) {
 // TestARROW17100 reads pyarrow 2.0's v2 pages flagged uncompressed that are
 // Snappy: with AssumeV2Compressed, and by the size-mismatch detection.
 func TestARROW17100(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	const name = "../../arrow-testing/data/parquet/ARROW-17100.parquet"
 	cols := readTestFile(t, name)
 	for _, assume := range []bool{true, false} {
@@ -114,6 +117,7 @@ func TestCodecs(t *testing.T) {
 // arrow-testing's fuzzing corpus whose footer parses: errors are fine,
 // panics are not.
 func TestBadDataNoPanic(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	dirs := []string{"../bad_data", "../../arrow-testing/data/parquet/fuzzing"}
 	parsed := 0
 	defer func() { t.Logf("%d files with a readable footer", parsed) }()
@@ -187,6 +191,7 @@ func (f *fakeT) Fatalf(string, ...any) {
 // TestPageReaderAllocs: in the steady state reading a page allocates only
 // the Thrift header (the PageHeader and its sub-structs).
 func TestPageReaderAllocs(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	c := readTestFile(t, "alltypes_plain.snappy.parquet")[1]
 	var r PageReader
 	allocs := testing.AllocsPerRun(100, func() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -13,6 +14,7 @@ import (
 // and once skipping every other data page by its header; the pages read the
 // second time equal the ones of the first walk with the same ordinal.
 func TestSkip(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	for _, c := range readTestFile(t, "alltypes_tiny_pages.parquet")[:3] {
 		var all []Page
 		var vals [][]byte
@@ -64,6 +66,7 @@ func TestSkip(t *testing.T) {
 // io.ErrUnexpectedEOF (or a clean io.EOF exactly between pages), never a
 // panic, and errors locate the page.
 func TestTruncatedChunk(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	c := readTestFile(t, "datapage_v2.snappy.parquet")[0]
 	var ends []int
 	r := readerFor(c)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -13,6 +14,7 @@ import (
 // parquet-testing/data and checks the page accounting against the column
 // metadata: the sum of the data pages' num_values is the chunk's num_values.
 func TestReadAllPages(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	files := []string{
 		"alltypes_dictionary.parquet", "alltypes_plain.parquet", "alltypes_plain.snappy.parquet",
 		"alltypes_tiny_pages.parquet", "alltypes_tiny_pages_plain.parquet", "binary.parquet",
@@ -70,6 +72,7 @@ func TestReadAllPages(t *testing.T) {
 // TestPageCRC checks the corrupt-checksum files fail with ErrChecksum naming
 // the page, that SkipCRC reads them, and that good checksums pass.
 func TestPageCRC(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	for _, name := range []string{"datapage_v1-corrupt-checksum.parquet", "rle-dict-uncompressed-corrupt-checksum.parquet"} {
 		t.Run(name, func(t *testing.T) {
 			var bad int
@@ -115,6 +118,7 @@ func TestPageCRC(t *testing.T) {
 // TestMaxPageSize checks the 1 GiB pages of large_string_map.brotli.parquet
 // are refused by the default limit before anything is allocated.
 func TestMaxPageSize(t *testing.T) {
+	testshared.Need(t, testdataDir)
 	c := readTestFile(t, "large_string_map.brotli.parquet")[0]
 	r := readerFor(c)
 	var err error

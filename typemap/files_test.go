@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
@@ -58,6 +59,7 @@ func fileKey(p string) string {
 // exact rendering; a listed difference that no longer occurs fails too, so
 // the table stays true.
 func TestFilesAgainstPqarrow(t *testing.T) {
+	testshared.Need(t, testdataRoots...)
 	used := map[diffKey]bool{}
 	var readable int
 	for _, p := range testFiles(t) {

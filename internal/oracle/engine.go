@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"testing"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // Engines are the independent readers behind dump.mjs.
@@ -65,7 +68,21 @@ func ensureInstalled(home string) error {
 
 // Install makes sure the engines are installed (see ensureInstalled), for
 // tests that run dump.mjs themselves.
-func Install() error { return ensureInstalled(home()) }
+func Install() error {
+	if _, err := os.Stat(filepath.Join(Dir(), "dump.mjs")); err != nil {
+		return fmt.Errorf("%w: %s is missing beside the repository", ErrNotInstalled, Dir())
+	}
+	return ensureInstalled(home())
+}
+
+// Need skips t with one line when ../shared/oracle is missing beside the
+// repository (a fresh clone), or fails it when ARROWPQ_REQUIRE_SHARED=1
+// (CI); see package testshared. Tests call it just before they use an
+// engine, so that the checks before it still run.
+func Need(t testing.TB) {
+	t.Helper()
+	testshared.Need(t, filepath.Join(Dir(), "dump.mjs"))
+}
 
 func home() string {
 	if h := os.Getenv("PQ_ORACLE_HOME"); h != "" {

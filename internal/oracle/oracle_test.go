@@ -11,12 +11,15 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/arrowpq/arrowpq/internal/oracle"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // TestRendererAgreesWithEngines validates the Go rendering and the
 // comparison on files that arrow-go's pqarrow reads correctly (per the
 // catalog): pqarrow's table rendered by us must match every engine.
 func TestRendererAgreesWithEngines(t *testing.T) {
+	testshared.Need(t, "../../../shared/testdata/parquet-testing")
+	oracle.Need(t)
 	pt := "../../../shared/testdata/parquet-testing/data/"
 	files := []string{
 		// Not alltypes_plain: pqarrow reads its INT96 column with a UTC zone, the
