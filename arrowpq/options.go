@@ -61,6 +61,11 @@ type ReadOptions struct {
 	Allocator memory.Allocator
 	// Context cancels a read in progress; nil means context.Background.
 	Context context.Context
+	// SmallDecimals reads DECIMAL columns of precision ≤ 9 as
+	// arrow.Decimal32 and ≤ 18 as arrow.Decimal64 instead of Decimal128
+	// (Decimal256 above 38 digits either way), unless ARROW:schema names the
+	// decimal type the writer had.
+	SmallDecimals bool
 }
 
 // normalized returns o with defaults filled in, or an error for values

@@ -33,7 +33,7 @@ type fieldDecoder interface {
 }
 
 func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
-	topts := typemap.ReadOptions{IgnoreArrowSchema: opts.IgnoreArrowSchema}
+	topts := typemap.ReadOptions{IgnoreArrowSchema: opts.IgnoreArrowSchema, SmallDecimals: opts.SmallDecimals}
 	switch opts.Int96Unit {
 	case arrow.Microsecond:
 		topts.Int96Unit = typemap.Int96Micros

@@ -416,6 +416,10 @@ type WriteOptions struct {
 	// nil means memory.DefaultAllocator. With Parallelism other than 1 it
 	// is called from several goroutines.
 	Allocator memory.Allocator
+	// RootName is the name of the Parquet schema root; empty means
+	// "schema", as Arrow C++ writes. Spark writes "spark_schema"; readers
+	// ignore the name.
+	RootName string
 }
 
 // columnConfig is the resolved configuration of one leaf column.

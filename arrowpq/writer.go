@@ -100,6 +100,7 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	m, err := typemap.FromArrow(schema, typemap.WriteOptions{
 		IgnoreArrowSchema: !opts.ArrowSchema.or(true),
 		Int96Timestamps:   opts.Int96Timestamps,
+		RootName:          opts.RootName,
 	})
 	if err != nil {
 		return nil, writeError(err)

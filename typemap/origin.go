@@ -102,6 +102,9 @@ func (b *reader) adoptLeaf(n *metadata.Node, lm leafMapping, want arrow.DataType
 		out.typ, out.conv = dt, c
 		return out
 	}
+	if hintFits(lm, want) {
+		return set(want, identity(phys, 0, want))
+	}
 	switch w := want.(type) {
 	case *arrow.DictionaryType:
 		inner := b.adoptLeaf(n, lm, w.ValueType)
@@ -211,4 +214,39 @@ func timeUnitOf(dt arrow.DataType) (arrow.TimeUnit, bool) {
 		return t.Unit, true
 	}
 	return 0, false
+}
+
+// hintFits reports whether want is a type that arrow-rs stores as a bare
+// INT64 or INT32 because Parquet has no annotation for it (Date64,
+// Time32(s), Timestamp(s), Duration; with coerce_types off also Date64),
+// leaving the real type only in ARROW:schema, and lm is the plain integer
+// mapping of such a column. The values are the Arrow values bit for bit, so
+// the type is taken as is, as arrow-rs (schema/primitive.rs apply_hint)
+// does: INT64 becomes Date64, Timestamp of any unit and zone, Time64 or
+// Duration; INT32 becomes Date32 or Time32. An annotated column (DATE,
+// TIME, TIMESTAMP) never gets here with a plain integer mapping: its
+// annotation decides, and the cases of adoptLeaf reconcile the units.
+func hintFits(lm leafMapping, want arrow.DataType) bool {
+	if lm.conv.Kind != Identity {
+		return false
+	}
+	switch lm.conv.Physical {
+	case format.Type_INT64:
+		if lm.typ.ID() != arrow.INT64 {
+			return false
+		}
+		switch want.ID() {
+		case arrow.DATE64, arrow.TIMESTAMP, arrow.TIME64, arrow.DURATION:
+			return true
+		}
+	case format.Type_INT32:
+		if lm.typ.ID() != arrow.INT32 {
+			return false
+		}
+		switch want.ID() {
+		case arrow.DATE32, arrow.TIME32:
+			return true
+		}
+	}
+	return false
 }

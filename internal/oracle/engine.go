@@ -84,6 +84,10 @@ func Need(t testing.TB) {
 	testshared.Need(t, filepath.Join(Dir(), "dump.mjs"))
 }
 
+// Home is where setup.sh installs the engines: $PQ_ORACLE_HOME, or
+// ~/.cache/pq-oracle.
+func Home() string { return home() }
+
 func home() string {
 	if h := os.Getenv("PQ_ORACLE_HOME"); h != "" {
 		return h
