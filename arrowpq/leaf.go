@@ -63,6 +63,9 @@ type leafReader struct {
 	// buffers of a String or Binary array.
 	binaryOut bool
 	batchRows int
+	// maxData bounds the byte array data of one batch: maxByteArrayData,
+	// lower in tests (see bigbatch.go).
+	maxData int
 
 	// flat: max definition level 1, no repetition. Definition levels then
 	// go straight from the page into the batch's validity bitmap, without
@@ -86,6 +89,7 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 	l := &leafReader{
 		col:       col,
 		batchRows: opts.BatchSize,
+		maxData:   maxByteArrayData,
 		popts: pagecodec.PageReaderOptions{
 			MaxDefinitionLevel: col.MaxDef,
 			MaxRepetitionLevel: col.MaxRep,

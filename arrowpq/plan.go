@@ -17,6 +17,11 @@ type readPlan struct {
 	manifest *typemap.Manifest
 	schema   *arrow.Schema
 	fields   []fieldDecoder
+	// chunks are the column chunks of the current row group, kept for a
+	// restart (bigbatch.go); batchCap, when not zero, caps the rows of a
+	// batch after a byte array overflow.
+	chunks   map[int][]byte
+	batchCap int
 	leaves   []int // sorted leaf column indices
 	// order is the order in which parallel decoding takes up the fields:
 	// the most work first, so that no goroutine starts the biggest
@@ -102,6 +107,7 @@ func (p *readPlan) orderByWork(f *metadata.File, rg int) {
 }
 
 func (p *readPlan) startRowGroup(r *Reader, rg int, chunks map[int][]byte) error {
+	p.chunks = chunks
 	for _, f := range p.fields {
 		if err := f.startRowGroup(r, rg, chunks); err != nil {
 			return err

@@ -200,11 +200,12 @@ func (r *Reader) Next() bool {
 	if n > r.rowsLeft {
 		n = r.rowsLeft
 	}
-	cols, err := r.decodeBatch(int(n))
+	cols, got, err := r.decodeFitting(int(n))
 	if err != nil {
 		r.err = err
 		return false
 	}
+	n = int64(got)
 	r.cur = array.NewRecordBatch(r.plan.schema, cols, n)
 	if r.pool != nil {
 		// Room in the pool for this batch once it is released, so that

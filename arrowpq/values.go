@@ -272,6 +272,8 @@ type valueDecoder struct {
 
 	indices []int32
 	dict    *dictionary
+	// maxData bounds the byte array data of a batch (leafReader.maxData).
+	maxData int
 
 	// DELTA_BYTE_ARRAY values share prefixes with their predecessors, so a
 	// small page can describe quadratically large output: outLeft bounds
@@ -290,6 +292,7 @@ const (
 func (v *valueDecoder) reset(l *leafReader, p *pagecodec.Page) error {
 	v.enc = p.Encoding
 	v.physical = l.col.Physical
+	v.maxData = l.maxData
 	v.width = int(l.col.TypeLength)
 	if v.physical == format.Type_INT96 {
 		v.width = 12
@@ -446,15 +449,18 @@ func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 		case format.Encoding_PLAIN:
 			d.reserveBinary(n)
 			d.offsets, d.data, err = v.plain.DecodeByteArray(d.offsets, d.data, n)
+			err = v.batchFull(err)
 		case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
 			d.reserveBinary(n)
 			d.offsets, d.data, err = v.dlba.DecodeByteArray(d.offsets, d.data, n)
+			err = v.batchFull(err)
 		case format.Encoding_DELTA_BYTE_ARRAY:
 			// In slices, checking the output against the page's bound.
 			for left := n; left > 0 && err == nil; {
 				k := min(left, 256)
 				size := len(d.data)
 				d.offsets, d.data, err = v.dba.DecodeByteArray(d.offsets, d.data, k)
+				err = v.batchFull(err)
 				v.outLeft -= len(d.data) - size
 				if err == nil && v.outLeft < 0 {
 					err = fmt.Errorf("DELTA_BYTE_ARRAY page expands beyond %d bytes per byte: %w", maxDeltaByteArrayGrowth, pagecodec.ErrLimit)
@@ -464,6 +470,9 @@ func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
 		}
 		d.rehomeBinary()
 		got = len(d.offsets) - before
+		if err == nil {
+			err = v.checkBatchData(d)
+		}
 	default:
 		return fmt.Errorf("physical type %v: %w", v.physical, pagecodec.ErrUnsupported)
 	}
@@ -561,6 +570,9 @@ func (v *valueDecoder) gather(d *denseValues, idx []int32) error {
 			d.offsets, d.data, err = pagecodec.GatherByteArray(d.offsets, d.data, dict.offsets, dict.data, idx)
 		}
 		d.rehomeBinary()
+		if err = v.batchFull(err); err == nil {
+			err = v.checkBatchData(d)
+		}
 	}
 	if err != nil {
 		return err

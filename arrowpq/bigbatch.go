@@ -1,0 +1,108 @@
+package arrowpq
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowpq/arrowpq/pagecodec"
+)
+
+// Batches whose byte arrays outgrow 32-bit offsets.
+//
+// A String or Binary array addresses its data with int32 offsets, so one
+// batch of one leaf holds at most math.MaxInt32 bytes of byte array data
+// (large_string_map.brotli.parquet has two 1 GiB strings in one column
+// chunk). As Arrow C++ does, such a batch ends early: when a byte array
+// leaf would overflow, the reader decodes fewer rows, halving the batch
+// until every leaf fits, and keeps the smaller size for the batches that
+// follow (readPlan.batchCap). A batch that overflowed has already consumed
+// pages of every column, so the row group restarts from its first page and
+// the rows already returned are decoded again and dropped: this costs one
+// pass over the row group's earlier rows per overflow, and happens only
+// where a batch would exceed 2 GiB. A single row whose data alone exceeds
+// the limit is an error (the cause, wrapping pagecodec.ErrLimit).
+
+// batchFullError marks a byte array overflow that fewer rows may avoid. It
+// reads as its cause, so that the final error (one row does not fit) is
+// the decoder's own.
+type batchFullError struct{ cause error }
+
+func (e *batchFullError) Error() string { return e.cause.Error() }
+func (e *batchFullError) Unwrap() error { return e.cause }
+
+// batchFull classifies err from a BYTE_ARRAY decoder call of a data page:
+// a limit error (the data outgrew the offsets) may go away with fewer
+// rows. The decoder of a dictionary page has no maxData: its limit errors
+// stand.
+func (v *valueDecoder) batchFull(err error) error {
+	if err != nil && v.maxData > 0 && errors.Is(err, pagecodec.ErrLimit) {
+		return &batchFullError{cause: err}
+	}
+	return err
+}
+
+// checkBatchData reports a batch whose byte array data exceeds maxData
+// (the pagecodec decoders stop at math.MaxInt32 themselves; tests set a
+// smaller limit to exercise the retry on small files).
+func (v *valueDecoder) checkBatchData(d *denseValues) error {
+	if v.maxData > 0 && len(d.data) > v.maxData {
+		return &batchFullError{cause: fmt.Errorf("%d bytes of byte array data in one batch exceed %d: %w", len(d.data), v.maxData, pagecodec.ErrLimit)}
+	}
+	return nil
+}
+
+// decodeFitting decodes a batch of up to n rows: n, or fewer when the
+// byte array data of n rows does not fit 32-bit offsets (see above). It
+// returns the arrays and their length.
+func (r *Reader) decodeFitting(n int) ([]arrow.Array, int, error) {
+	p := r.plan
+	if p.batchCap > 0 && n > p.batchCap {
+		n = p.batchCap
+	}
+	for {
+		cols, err := r.decodeBatch(n)
+		var full *batchFullError
+		if err == nil || n == 1 || !errors.As(err, &full) {
+			return cols, n, err
+		}
+		n = (n + 1) / 2
+		p.batchCap = n
+		if err := r.restartRowGroup(n); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// restartRowGroup sets the decoders back to the start of the current row
+// group and drops the rows already returned, step rows at a time.
+func (r *Reader) restartRowGroup(step int) error {
+	// The failed batch left records half assembled; a new chunk does not
+	// clear them (a batch that ends normally does, with Finish).
+	for _, f := range r.plan.fields {
+		if fr, ok := f.(*fieldReader); ok {
+			for _, lr := range fr.leaves {
+				if lr.asm != nil {
+					lr.asm.Reset()
+				}
+			}
+		}
+	}
+	if err := r.plan.startRowGroup(r, r.rg, r.plan.chunks); err != nil {
+		return err
+	}
+	done := int(r.file.Meta.RowGroups[r.rg].NumRows - r.rowsLeft)
+	for done > 0 {
+		k := min(step, done)
+		cols, err := r.decodeBatch(k)
+		if err != nil {
+			return err
+		}
+		for _, c := range cols {
+			c.Release()
+		}
+		done -= k
+	}
+	return nil
+}
