@@ -32,7 +32,9 @@ type ReadOptions struct {
 	// all; an empty non-nil slice means none.
 	RowGroups []int
 	// BatchSize is the number of rows per record batch (the last batch of
-	// a row group may be shorter). Zero means DefaultBatchSize.
+	// a row group may be shorter, and so are batches whose String or Binary
+	// data would not fit 32-bit offsets: from the first such batch on, the
+	// reader halves the batch until it fits). Zero means DefaultBatchSize.
 	BatchSize int
 	// Parallelism is the number of columns decoded at once. Zero means
 	// GOMAXPROCS; 1 decodes on the calling goroutine.
