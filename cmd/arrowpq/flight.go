@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -183,47 +182,12 @@ func flightGet(ctx context.Context, c flight.Client, path string, cfg *flightCon
 	if cfg.output != "" {
 		return getToFile(r, cfg, out)
 	}
-	var rw recordWriter
+	total := r.Info().GetTotalRecords() // of the whole file
+	if opts.RowGroups != nil {
+		total = -1
+	}
 	bw := bufio.NewWriterSize(out, 64<<10)
-	switch cfg.format {
-	case "table":
-		rw = &tableWriter{w: bw, width: outputWidth(out)}
-	case "jsonl":
-		rw = &jsonlWriter{w: bw}
-	case "csv":
-		rw = &csvWriter{w: csv.NewWriter(bw)}
-	default:
-		return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", cfg.format)}
-	}
-	left := cfg.limit
-	for left != 0 && r.Next() {
-		rec := r.RecordBatch()
-		if left > 0 && rec.NumRows() > left {
-			rec = rec.NewSlice(0, left)
-			err := rw.write(rec)
-			rec.Release()
-			if err != nil {
-				return err
-			}
-			break
-		}
-		if err := rw.write(rec); err != nil {
-			return err
-		}
-		if left > 0 {
-			left -= rec.NumRows()
-		}
-	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	if tw, ok := rw.(*tableWriter); ok && tw.t == nil {
-		tw.t = &table{}
-		for _, f := range r.Schema().Fields() {
-			tw.t.header = append(tw.t.header, f.Name)
-		}
-	}
-	if err := rw.flush(); err != nil {
+	if err := printRows(r, opts.Columns, total, cfg.limit, cfg.format, outputWidth(out), bw); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -72,8 +72,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "arrowpq: unknown command %q; run 'arrowpq help' for the list\n", name)
 		return 2
 	}
-	fs := newFlagSet(c, stderr)
+	fs := newFlagSet(c, stdout)
 	exec := c.setup(fs)
+	// The flag package prints the usage itself on a parse error; it goes
+	// nowhere here so that help is printed once, on stdout, and a mistake
+	// gets one line and a pointer to --help on stderr.
+	fs.SetOutput(io.Discard)
 	positional, err := parseInterleaved(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stdout)
@@ -81,20 +85,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		// The flag package already printed the problem and the usage.
+		printUsageError(stderr, c, err.Error())
 		return 2
 	}
 	if err := exec(positional, stdout); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "arrowpq %s: %s\n", c.name, ue.msg)
-			fmt.Fprintf(stderr, "usage: arrowpq %s %s (see 'arrowpq %s --help')\n", c.name, c.usage, c.name)
+			printUsageError(stderr, c, ue.msg)
 			return 2
 		}
-		fmt.Fprintf(stderr, "arrowpq %s: %s\n", c.name, oneLine(err.Error()))
+		fmt.Fprintf(stderr, "arrowpq %s: %s%s\n", c.name, errorText(err), flagHint(err, fs))
 		return 1
 	}
 	return 0
+}
+
+func printUsageError(w io.Writer, c *command, msg string) {
+	fmt.Fprintf(w, "arrowpq %s: %s\n", c.name, msg)
+	fmt.Fprintf(w, "usage: arrowpq %s %s (see 'arrowpq %s --help')\n", c.name, c.usage, c.name)
+}
+
+// errorText renders err on one line without the "arrowpq: " that the
+// library's errors start with, since the line already starts with
+// "arrowpq <command>: ".
+func errorText(err error) string {
+	return strings.TrimPrefix(oneLine(err.Error()), "arrowpq: ")
 }
 
 func newFlagSet(c *command, out io.Writer) *flag.FlagSet {

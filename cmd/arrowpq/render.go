@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -233,20 +232,29 @@ func (j *jsonlWriter) flush() error { return nil }
 
 type csvWriter struct {
 	w      *csv.Writer
+	names  *arrow.Schema // the header, written before the first row (or alone)
 	header bool
 	row    []string
 }
 
+func (c *csvWriter) writeHeader() error {
+	if c.header || c.names == nil {
+		return nil
+	}
+	c.header = true
+	names := make([]string, c.names.NumFields())
+	for i, f := range c.names.Fields() {
+		names[i] = f.Name
+	}
+	return c.w.Write(names)
+}
+
 func (c *csvWriter) write(rec arrow.RecordBatch) error {
-	if !c.header {
-		names := make([]string, rec.NumCols())
-		for i := range names {
-			names[i] = rec.ColumnName(i)
-		}
-		if err := c.w.Write(names); err != nil {
-			return err
-		}
-		c.header = true
+	if c.names == nil {
+		c.names = rec.Schema()
+	}
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
 	for row := 0; row < int(rec.NumRows()); row++ {
 		c.row = c.row[:0]
@@ -261,69 +269,9 @@ func (c *csvWriter) write(rec arrow.RecordBatch) error {
 }
 
 func (c *csvWriter) flush() error {
+	if err := c.writeHeader(); err != nil {
+		return err
+	}
 	c.w.Flush()
 	return c.w.Error()
-}
-
-// tableWriter collects rows and prints them as an aligned table that fits
-// the terminal; long cells are cut. It keeps at most maxTableRows rows,
-// since a table is for looking at, not for piping.
-type tableWriter struct {
-	w     io.Writer
-	width int
-	t     *table
-	rows  int
-}
-
-const maxTableRows = 10000
-
-// maxCell bounds a cell before the width fitting, so that one huge value
-// does not make every other column tiny.
-const maxCell = 40
-
-func (tw *tableWriter) write(rec arrow.RecordBatch) error {
-	if tw.t == nil {
-		tw.t = &table{}
-		for i := 0; i < int(rec.NumCols()); i++ {
-			tw.t.header = append(tw.t.header, rec.ColumnName(i))
-			tw.t.rightAlign = append(tw.t.rightAlign, isNumeric(rec.Column(i).DataType()))
-			tw.t.shrink = append(tw.t.shrink, 1)
-		}
-	}
-	for row := 0; row < int(rec.NumRows()) && tw.rows < maxTableRows; row++ {
-		cells := make([]string, rec.NumCols())
-		for c, col := range rec.Columns() {
-			s := "null"
-			if !col.IsNull(row) {
-				s = cut(cellText(col, row), maxCell)
-			}
-			cells[c] = s
-		}
-		tw.t.add(cells...)
-		tw.rows++
-	}
-	return nil
-}
-
-func (tw *tableWriter) flush() error {
-	if tw.t == nil {
-		return nil
-	}
-	if err := tw.t.write(tw.w, "", tw.width); err != nil {
-		return err
-	}
-	if tw.rows == maxTableRows {
-		_, err := fmt.Fprintf(tw.w, "(showing the first %d rows; use --limit or --format jsonl|csv)\n", maxTableRows)
-		return err
-	}
-	return nil
-}
-
-func isNumeric(t arrow.DataType) bool {
-	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
-		return true
-	}
-	return false
 }
