@@ -100,8 +100,8 @@ func (bw *boxWriter) flush() error {
 // render writes the table to b.
 func (bw *boxWriter) render(b *strings.Builder) {
 	n := len(bw.names)
-	nat := make([]int, n)  // natural width
-	hdr := make([]int, n)  // header width
+	nat := make([]int, n) // natural width
+	hdr := make([]int, n) // header width
 	for i := range bw.names {
 		hdr[i] = textWidth(bw.names[i])
 		nat[i] = max(hdr[i], textWidth(bw.types[i]), 1)
