@@ -38,6 +38,7 @@ type flightConfig struct {
 	parallel    int
 	pattern     string
 	compression string
+	read        readFlags // put: how to read the local file
 }
 
 func init() {
@@ -46,7 +47,7 @@ func init() {
 		summary: "talk to an Arrow Flight server: list its files, get one (to a Parquet file or the terminal), put a local file",
 		usage: "list ADDR [--pattern GLOB]\n" +
 			"       arrowpq flight get ADDR PATH [--columns a,b.c] [--row-groups 0,2] [-o FILE.parquet | --format table|jsonl|csv --limit N]\n" +
-			"       arrowpq flight put ADDR LOCAL.parquet [REMOTE_PATH] [--compression zstd]\n" +
+			"       arrowpq flight put ADDR LOCAL.parquet [REMOTE_PATH] [--compression zstd] [--int96-unit us] [--skip-checksums] [--max-page-size SIZE]\n" +
 			"       (all: [--token T] [--tls] [--tls-ca FILE]; ADDR is host:port, grpc+tcp://host:port or grpc+tls://host:port)",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			var cfg flightConfig
@@ -61,6 +62,7 @@ func init() {
 			fs.IntVar(&cfg.parallel, "parallel", pqflight.DefaultParallelism, "get: endpoints fetched at once")
 			fs.StringVar(&cfg.pattern, "pattern", "", "list: only paths matching this glob (path.Match syntax)")
 			fs.StringVar(&cfg.compression, "compression", "", "put, get -o: codec of the written file (snappy, zstd, gzip, brotli, lz4raw, none)")
+			cfg.read.register(fs)
 			return func(args []string, out io.Writer) error {
 				if len(args) < 2 {
 					return &usageError{"want a subcommand (list, get or put) and ADDR"}
@@ -246,7 +248,9 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 }
 
 func flightPut(ctx context.Context, c flight.Client, local, remote string, cfg *flightConfig, out io.Writer) error {
-	r, err := arrowpq.OpenFile(local, &arrowpq.ReadOptions{Context: ctx})
+	ropts := &arrowpq.ReadOptions{Context: ctx}
+	cfg.read.apply(ropts)
+	r, err := arrowpq.OpenFile(local, ropts)
 	if err != nil {
 		return err
 	}
