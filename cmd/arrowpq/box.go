@@ -246,7 +246,7 @@ func layout(nat, hdr []int, width int) (shown, widths []int) {
 	comfort := make([]int, n) // narrowest before leaving columns out
 	for i := range nat {
 		want[i] = min(nat[i], max(maxCell, min(hdr[i], 2*maxCell)))
-		comfort[i] = min(want[i], max(comfortWidth, min(hdr[i], 30)))
+		comfort[i] = min(want[i], max(comfortWidth, min(hdr[i], maxCell)))
 	}
 	ws := append([]int(nil), want...)
 	// Step 2: take a character at a time from the widest column above its

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -112,6 +113,8 @@ func errorText(err error) string {
 	return strings.TrimPrefix(oneLine(err.Error()), "arrowpq: ")
 }
 
+var longFlagRE = regexp.MustCompile(`(?m)^(  )-(\w\w)`)
+
 func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -122,7 +125,13 @@ func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
 			fmt.Fprintf(w, "\nflags:\n")
+			// PrintDefaults writes "  -name"; long names are shown as
+			// they are usually typed, "--name" (both work).
+			var b strings.Builder
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
+			fs.SetOutput(w)
+			io.WriteString(w, longFlagRE.ReplaceAllString(b.String(), "$1--$2"))
 		}
 	}
 	return fs

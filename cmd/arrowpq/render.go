@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -164,12 +165,42 @@ func cellText(arr arrow.Array, i int) string {
 		return a.Value(i).FormattedString()
 	case *array.Date64:
 		return a.Value(i).FormattedString()
+	case *array.Decimal32:
+		return decimalText(strconv.FormatInt(int64(a.Value(i)), 10), a.DataType().(arrow.DecimalType).GetScale())
+	case *array.Decimal64:
+		return decimalText(strconv.FormatInt(int64(a.Value(i)), 10), a.DataType().(arrow.DecimalType).GetScale())
+	case *array.Decimal128:
+		return decimalText(a.Value(i).BigInt().String(), a.DataType().(arrow.DecimalType).GetScale())
+	case *array.Decimal256:
+		return decimalText(a.Value(i).BigInt().String(), a.DataType().(arrow.DecimalType).GetScale())
 	case *array.Dictionary:
 		return cellText(a.Dictionary(), a.GetValueIndex(i))
 	case *array.Struct, *array.Map, array.ListLike:
 		return string(appendJSONValue(nil, arr, i))
 	}
 	return arr.ValueStr(i)
+}
+
+// decimalText places the decimal point in the unscaled integer digits:
+// exact, with scale fraction digits ("1.00" for 100 at scale 2), as SQL
+// engines print decimals. arrow-go's ValueStr goes through a float and
+// drops the trailing zeros.
+func decimalText(digits string, scale int32) string {
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	switch {
+	case scale < 0:
+		digits += strings.Repeat("0", int(-scale))
+	case scale > 0:
+		if len(digits) <= int(scale) {
+			digits = strings.Repeat("0", int(scale)-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
+	}
+	if neg {
+		return "-" + digits
+	}
+	return digits
 }
 
 // binaryText shows bytes as text when they are printable UTF-8, else as
