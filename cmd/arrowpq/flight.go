@@ -195,8 +195,9 @@ func flightGet(ctx context.Context, c flight.Client, path string, cfg *flightCon
 	return bw.Flush()
 }
 
-// getToFile writes the stream to cfg.output through a temporary file, so
-// that an interrupted download leaves no partial file.
+// getToFile writes the stream to cfg.output through createOutput: a
+// temporary file renamed at the end, so that an interrupted download
+// leaves no partial file (a FIFO or device is written straight through).
 func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error) {
 	var wopts arrowpq.WriteOptions
 	if cfg.compression != "" {
@@ -204,17 +205,16 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 			return &usageError{err.Error()}
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(cfg.output), "."+filepath.Base(cfg.output)+".tmp-*")
+	o, err := createOutput(cfg.output)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			o.abort()
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := bufio.NewWriterSize(o.w, 1<<20)
 	w, err := arrowpq.NewWriter(bw, r.Schema(), &wopts)
 	if err != nil {
 		return err
@@ -222,13 +222,13 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 	var rows int64
 	for r.Next() {
 		if err := w.Write(r.RecordBatch()); err != nil {
-			w.Close()
+			w.Abort()
 			return err
 		}
 		rows += r.RecordBatch().NumRows()
 	}
 	if err := r.Err(); err != nil {
-		w.Close()
+		w.Abort()
 		return err
 	}
 	if err := w.Close(); err != nil {
@@ -237,10 +237,7 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), cfg.output); err != nil {
+	if err := o.commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %d rows to %s\n", rows, cfg.output)
