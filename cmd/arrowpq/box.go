@@ -186,7 +186,12 @@ func (bw *boxWriter) render(b *strings.Builder) {
 		}
 		rule("└", "┴", "┘")
 	}
-	b.WriteString(bw.footer(len(shown)))
+	foot := bw.footer(len(shown))
+	if bw.width > 0 && textWidth(foot) > bw.width {
+		// A narrow terminal gets the counts on two lines.
+		foot = strings.Replace(foot, " × ", "\n× ", 1)
+	}
+	b.WriteString(foot)
 	b.WriteByte('\n')
 }
 

@@ -489,3 +489,33 @@ func TestTableRendering(t *testing.T) {
 		}
 	}
 }
+
+// TestTableFitsCorpus prints head of every readable corpus file in
+// terminals of 30, 60 and 120 columns: no line is wider than the
+// terminal.
+func TestTableFitsCorpus(t *testing.T) {
+	needSharedDir(t, corpusDir)
+	files, err := filepath.Glob(corpusDir + "/*.parquet")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files: %v", err)
+	}
+	for _, width := range []int{30, 60, 120} {
+		fakeTerminal(t, width)
+		read := 0
+		for _, f := range files {
+			out, _, code := runCLI("head", f)
+			if code != 0 {
+				continue // unreadable without flags, or not meant to be read
+			}
+			read++
+			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("%s at %d columns: line of %d: %s", filepath.Base(f), width, n, l)
+				}
+			}
+		}
+		if read < 50 {
+			t.Errorf("only %d corpus files read", read)
+		}
+	}
+}
