@@ -153,6 +153,9 @@ func TestGoldenMatchesDuckDB(t *testing.T) {
 		// DuckDB: roll_num.min = 190406409000602, PC_CUR.min = 115 (first fields of the first two structs).
 		{"nested_structs.rust.cat.jsonl.txt", `{"roll_num":{"min":190406409000602,`, "roll_num.min"},
 		{"nested_structs.rust.cat.jsonl.txt", `"PC_CUR":{"min":115,`, "PC_CUR.min"},
+		// DuckDB: ul_observation_date.min = "ts:1608822900000000000us" (nanoseconds stored as µs:
+		// 18620635 days and 10 hours after the epoch, year 52951).
+		{"nested_structs.rust.cat.jsonl.txt", `"ul_observation_date":{"min":"52951-07-27T10:00:00Z",`, "ts:1608822900000000000us"},
 	} {
 		if got := read(c.golden); !strings.Contains(got, c.want) {
 			t.Errorf("%s lacks %q (DuckDB: %s)", c.golden, c.want, c.duckdb)
