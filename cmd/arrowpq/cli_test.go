@@ -213,6 +213,12 @@ func TestHelp(t *testing.T) {
 	if code != 0 || errOut != "" || !strings.Contains(out, "commands:") {
 		t.Errorf("help: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// One line per command (and version) between "commands:" and the hint.
+	list := out[strings.Index(out, "commands:\n")+len("commands:\n"):]
+	list = list[:strings.Index(list, "\n\n")]
+	if n := strings.Count(list, "\n") + 1; n != len(commands)+1 {
+		t.Errorf("help lists %d lines for %d commands:\n%s", n, len(commands), list)
+	}
 	if !strings.Contains(runOut(t, "convert", "--help"), "key/value metadata is kept") {
 		t.Error("convert --help does not say it keeps key/value metadata")
 	}

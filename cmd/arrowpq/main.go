@@ -167,7 +167,9 @@ func printTopUsage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, commands[name].summary)
+		// The first line of the summary; the rest is for --help.
+		first, _, _ := strings.Cut(commands[name].summary, "\n")
+		fmt.Fprintf(w, "  %-8s %s\n", name, first)
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version")
 	fmt.Fprintf(w, "\nRun 'arrowpq <command> --help' for the flags of a command.\n")
