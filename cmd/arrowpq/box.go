@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -328,11 +328,46 @@ func growInto(shown, widths, want, nat []int, room int) []int {
 	return widths
 }
 
-// textWidth is the number of terminal cells s takes, counted as runes
-// (wide East Asian characters count as one; good enough for a table).
-func textWidth(s string) int { return utf8.RuneCountInString(s) }
+// textWidth is the number of terminal cells s takes: two for East Asian
+// wide and fullwidth characters (CJK, Hangul, most emoji), none for
+// combining marks and format characters, one for the rest.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
 
-// cutEnd shortens s to n runes, marking the cut with "…" at the end.
+// wideRanges are the East Asian Wide (W) and Fullwidth (F) blocks of
+// Unicode's EastAsianWidth.txt, merged into the ranges that matter for
+// text in tables.
+var wideRanges = [][2]rune{
+	{0x1100, 0x115f}, {0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff},
+	{0xa000, 0xa4cf}, {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe30, 0xfe4f}, {0xff00, 0xff60},
+	{0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd},
+}
+
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x300:
+		return 1
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	}
+	for _, w := range wideRanges {
+		if r < w[0] {
+			return 1
+		}
+		if r <= w[1] {
+			return 2
+		}
+	}
+	return 1
+}
+
+// cutEnd shortens s to at most n cells, marking the cut with "…" at the
+// end.
 func cutEnd(s string, n int) string {
 	if textWidth(s) <= n {
 		return s
@@ -340,11 +375,12 @@ func cutEnd(s string, n int) string {
 	if n <= 1 {
 		return ellipsis
 	}
-	return string([]rune(s)[:n-1]) + ellipsis
+	return prefixWidth(s, n-1) + ellipsis
 }
 
-// cutMiddle shortens s to n runes by replacing its middle with "…", which
-// keeps column names that share a prefix (bool_col, bigint_col) apart.
+// cutMiddle shortens s to at most n cells by replacing its middle with
+// "…", which keeps column names that share a prefix (bool_col,
+// bigint_col) apart.
 func cutMiddle(s string, n int) string {
 	if textWidth(s) <= n {
 		return s
@@ -352,10 +388,27 @@ func cutMiddle(s string, n int) string {
 	if n <= 1 {
 		return ellipsis
 	}
+	head := prefixWidth(s, n/2)
+	// The tail: the longest suffix that fits beside the head.
+	room := n - 1 - textWidth(head)
 	r := []rune(s)
-	head := (n - 1 + 1) / 2
-	tail := n - 1 - head
-	return string(r[:head]) + ellipsis + string(r[len(r)-tail:])
+	k := len(r)
+	for w := 0; k > 0 && w+runeWidth(r[k-1]) <= room; k-- {
+		w += runeWidth(r[k-1])
+	}
+	return head + ellipsis + string(r[k:])
+}
+
+// prefixWidth is the longest prefix of s at most n cells wide.
+func prefixWidth(s string, n int) string {
+	w := 0
+	for i, r := range s {
+		if w+runeWidth(r) > n {
+			return s[:i]
+		}
+		w += runeWidth(r)
+	}
+	return s
 }
 
 // escapeControl shows control characters as Go escapes so that a cell

@@ -492,9 +492,26 @@ func TestTableRendering(t *testing.T) {
 		want string
 	}{
 		{"timestamp_col", 9, "time…_col"}, {"timestamp_col", 13, "timestamp_col"}, {"abc", 1, "…"},
+		{"東京都_tokyo", 7, "東…okyo"}, {"東京都_tokyo", 8, "東京…kyo"},
 	} {
 		if got := cutMiddle(c.in, c.n); got != c.want {
 			t.Errorf("cutMiddle(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+	// Wide characters take two cells, combining marks none: the borders
+	// line up in a terminal.
+	for _, c := range []struct {
+		in    string
+		width int
+		cut5  string
+	}{
+		{"abc", 3, "abc"}, {"日本語テキスト", 14, "日本…"}, {"e\u0301te\u0301", 3, "e\u0301te\u0301"}, {"한국어", 6, "한국…"}, {"ab🙂cd", 6, "ab🙂…"},
+	} {
+		if got := textWidth(c.in); got != c.width {
+			t.Errorf("textWidth(%q) = %d, want %d", c.in, got, c.width)
+		}
+		if got := cutEnd(c.in, 5); got != c.cut5 || textWidth(got) > 5 {
+			t.Errorf("cutEnd(%q, 5) = %q, want %q", c.in, got, c.cut5)
 		}
 	}
 }
