@@ -82,6 +82,9 @@ func init() {
 					if len(rest) != 1 {
 						return &usageError{"get wants ADDR and one PATH"}
 					}
+					if cfg.output == "" && cfg.format != "table" && cfg.format != "jsonl" && cfg.format != "csv" {
+						return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", cfg.format)}
+					}
 				case "put":
 					if len(rest) != 1 && len(rest) != 2 {
 						return &usageError{"put wants ADDR, LOCAL.parquet and an optional REMOTE_PATH"}
