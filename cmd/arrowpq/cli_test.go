@@ -182,6 +182,13 @@ func TestInt96Unit(t *testing.T) {
 	if out != want {
 		t.Errorf("cat --int96-unit us:\n%s\nwant:\n%s", out, want)
 	}
+	// The default table format shows the same values, the null as NULL.
+	table := runOut(t, "cat", "--int96-unit", "us", path)
+	for _, v := range []string{"2024-01-01T20:34:56.123456", "2024-01-01T01:00:00", "9999-12-31T03:00:00", "2024-12-30T23:00:00", "NULL", "290000-12-30T23:00:00", "6 rows × 1 column"} {
+		if !strings.Contains(table, v) {
+			t.Errorf("cat --int96-unit us (table) lacks %q:\n%s", v, table)
+		}
+	}
 	// Milliseconds drop the microseconds of the first value.
 	out, _, _ = runCLI("cat", "--int96-unit", "ms", "--format", "csv", path)
 	if !strings.HasPrefix(out, "a\n2024-01-01T20:34:56.123\n") {
