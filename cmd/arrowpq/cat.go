@@ -6,58 +6,73 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 )
 
 func init() {
 	for _, name := range []string{"cat", "head"} {
-		name := name
-		summary := "print the rows of a file as a table, JSON lines or CSV"
+		summary := "print the rows of a file as a table, JSON lines or CSV (FILE - reads stdin)\n\n" +
+			"The table fits the terminal: long cells are cut with …, and columns that do\n" +
+			"not fit are left out from the middle (a … column marks where); the footer\n" +
+			"counts rows and columns. Output to a file or pipe is never cut. NULL is a\n" +
+			"null; strings print as they are (--format jsonl tells a null from \"NULL\").\n" +
+			"A table shows at most 10000 rows; jsonl and csv print every row."
 		defLimit := int64(-1)
 		if name == "head" {
-			summary = "print the first rows of a file (cat --limit 10)"
+			summary = "print the first rows of a file (cat -n 10)\n\n" + summary[strings.Index(summary, "The table"):]
 			defLimit = 10
 		}
 		register(&command{
 			name:    name,
 			summary: summary,
-			usage:   "[--columns a,b.c] [--limit N] [--format table|jsonl|csv] FILE",
+			usage:   "[-n N] [--columns a,b.c] [--format table|jsonl|csv] [--wide | --max-width N] [--int96-unit us] [--skip-checksums] [--max-page-size SIZE] FILE",
 			setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-				columns := fs.String("columns", "", "comma-separated columns to print: top-level names or dotted paths (a leaf inside a struct, list or map keeps its parents)")
+				columns := fs.String("columns", "", "comma-separated columns to print, in this order: top-level names or dotted paths (a leaf inside a struct, list or map keeps its parents)")
 				limit := fs.Int64("limit", defLimit, "print at most N rows (-1: all)")
-				format := fs.String("format", "table", "output format: table (fits the terminal, long cells cut), jsonl or csv")
+				fs.Int64Var(limit, "n", defLimit, "same as --limit")
+				format := fs.String("format", "table", "output format: table, jsonl or csv")
+				wide := fs.Bool("wide", false, "table: do not fit the terminal (nothing cut or left out)")
+				maxWidth := fs.Int("max-width", 0, "table: fit this many characters, terminal or not (0: the terminal's width)")
+				var rf readFlags
+				rf.register(fs)
 				return func(args []string, out io.Writer) error {
 					if len(args) != 1 {
 						return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
 					}
-					var rw recordWriter
-					bw := bufio.NewWriterSize(out, 64<<10)
-					switch *format {
-					case "table":
-						rw = &tableWriter{w: bw, width: outputWidth(out)}
-					case "jsonl":
-						rw = &jsonlWriter{w: bw}
-					case "csv":
-						rw = &csvWriter{w: csv.NewWriter(bw)}
-					default:
+					if *limit < -1 {
+						return &usageError{fmt.Sprintf("--limit %d: want N >= 0, or -1 for all", *limit)}
+					}
+					if *maxWidth < 0 {
+						return &usageError{fmt.Sprintf("--max-width %d: want N >= 0", *maxWidth)}
+					}
+					if *wide && *maxWidth > 0 {
+						return &usageError{"--wide and --max-width go against each other; pick one"}
+					}
+					width := outputWidth(out)
+					switch {
+					case *wide:
+						width = 0
+					case *maxWidth > 0:
+						width = *maxWidth
+					}
+					if *format != "table" && *format != "jsonl" && *format != "csv" {
 						return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", *format)}
 					}
-					opts := &arrowpq.ReadOptions{}
-					if *columns != "" {
-						for _, c := range strings.Split(*columns, ",") {
-							if c = strings.TrimSpace(c); c != "" {
-								opts.Columns = append(opts.Columns, c)
-							}
-						}
+					opts := &arrowpq.ReadOptions{Columns: splitList(*columns)}
+					rf.apply(opts)
+					path, cleanup, err := inputPath(args[0])
+					if err != nil {
+						return err
 					}
-					if *limit >= 0 && *limit < int64(arrowpq.DefaultBatchSize) {
-						opts.BatchSize = int(max(*limit, 1))
-					}
-					if err := catFile(args[0], opts, *limit, rw); err != nil {
+					defer cleanup()
+					bw := bufio.NewWriterSize(out, 64<<10)
+					if err := catFile(path, opts, *limit, *format, width, bw); err != nil {
 						return err
 					}
 					return bw.Flush()
@@ -67,44 +82,174 @@ func init() {
 	}
 }
 
-func catFile(path string, opts *arrowpq.ReadOptions, limit int64, rw recordWriter) error {
+// splitList splits a comma-separated flag value, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// catFile prints the rows of path. It stops reading as soon as it has
+// the rows it prints (limit, or the table's row cap), so that head reads
+// one batch of limit rows however large the file is.
+func catFile(path string, opts *arrowpq.ReadOptions, limit int64, format string, width int, out io.Writer) error {
+	want := limit // rows to read, -1: all
+	if format == "table" && (want < 0 || want > defaultTableRows) {
+		want = defaultTableRows
+	}
+	if want >= 0 && want < int64(arrowpq.DefaultBatchSize) {
+		opts.BatchSize = int(max(want, 1))
+	}
 	r, err := arrowpq.OpenFile(path, opts)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	left := limit
+	return printRows(r, opts.Columns, r.NumRows(), want, format, width, out)
+}
+
+// batchReader is what printRows reads: an arrowpq.Reader or a
+// pqflight.Reader.
+type batchReader interface {
+	Schema() *arrow.Schema
+	Next() bool
+	RecordBatch() arrow.RecordBatch
+	Err() error
+}
+
+// printRows prints up to want rows of r (-1: all) in format, with the
+// columns in the order of asked; total is the number of rows r has (-1:
+// unknown), for the table's footer.
+func printRows(r batchReader, asked []string, total, want int64, format string, width int, out io.Writer) error {
+	order := columnOrder(r.Schema(), asked)
+	sc := reorderSchema(r.Schema(), order)
+	var rw recordWriter
+	switch format {
+	case "table":
+		if want < 0 || want > defaultTableRows {
+			want = defaultTableRows
+		}
+		bx := newBoxWriter(out, width, int(want), total)
+		bx.setSchema(sc)
+		rw = bx
+	case "jsonl":
+		rw = &jsonlWriter{w: out}
+	case "csv":
+		rw = &csvWriter{w: csv.NewWriter(out), names: sc}
+	default:
+		return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", format)}
+	}
+	left := want
 	for left != 0 && r.Next() {
-		rec := r.RecordBatch()
+		rec := reorder(r.RecordBatch(), sc, order)
 		if left > 0 && rec.NumRows() > left {
-			rec = rec.NewSlice(0, left)
-			err := rw.write(rec)
+			cut := rec.NewSlice(0, left)
 			rec.Release()
-			if err != nil {
-				return err
-			}
-			left = 0
-			break
+			rec = cut
 		}
-		if err := rw.write(rec); err != nil {
-			return err
-		}
+		err := rw.write(rec)
 		if left > 0 {
 			left -= rec.NumRows()
+		}
+		rec.Release()
+		if err != nil {
+			return err
 		}
 	}
 	if err := r.Err(); err != nil {
 		return err
 	}
-	if rw, ok := rw.(*tableWriter); ok && rw.t == nil {
-		// No rows: still show the columns.
-		sc := r.Schema()
-		rw.t = &table{}
-		for _, f := range sc.Fields() {
-			rw.t.header = append(rw.t.header, f.Name)
-		}
-	}
 	return rw.flush()
 }
 
-var _ arrow.RecordBatch // the writers take record batches
+// columnOrder returns, for the fields of sc, the order in which the
+// --columns list asked for them: the library returns the selected fields
+// in file order. A name is a top-level field or a dotted path inside one
+// (whose top-level name may itself contain dots: the longest match wins).
+// nil means sc is in the asked order already.
+func columnOrder(sc *arrow.Schema, asked []string) []int {
+	if len(asked) == 0 {
+		return nil
+	}
+	var order []int
+	seen := make([]bool, sc.NumFields())
+	for _, name := range asked {
+		best := -1
+		for i, f := range sc.Fields() {
+			if (name == f.Name || strings.HasPrefix(name, f.Name+".")) && (best < 0 || len(f.Name) > len(sc.Field(best).Name)) {
+				best = i
+			}
+		}
+		if best >= 0 && !seen[best] {
+			seen[best] = true
+			order = append(order, best)
+		}
+	}
+	for i := range seen {
+		if !seen[i] {
+			order = append(order, i)
+		}
+	}
+	for k, i := range order {
+		if k != i {
+			return order
+		}
+	}
+	return nil
+}
+
+func reorderSchema(sc *arrow.Schema, order []int) *arrow.Schema {
+	if order == nil {
+		return sc
+	}
+	fields := make([]arrow.Field, len(order))
+	for k, i := range order {
+		fields[k] = sc.Field(i)
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// reorder returns rec with its columns in order; the caller releases the
+// result (rec itself stays the reader's).
+func reorder(rec arrow.RecordBatch, sc *arrow.Schema, order []int) arrow.RecordBatch {
+	if order == nil {
+		rec.Retain()
+		return rec
+	}
+	cols := make([]arrow.Array, len(order))
+	for k, i := range order {
+		cols[k] = rec.Column(i)
+	}
+	return array.NewRecordBatch(sc, cols, rec.NumRows())
+}
+
+// inputPath returns a path to read for the FILE argument: the argument
+// itself, or for "-" a temporary copy of stdin, since Parquet is read from
+// the end (the footer) and a pipe cannot seek. cleanup removes the copy.
+func inputPath(arg string) (path string, cleanup func(), err error) {
+	if arg != "-" {
+		return arg, func() {}, nil
+	}
+	f, err := os.CreateTemp("", "arrowpq-stdin-*.parquet")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.Remove(f.Name()) }
+	_, err = io.Copy(f, stdin)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("copy stdin: %w", err)
+	}
+	return f.Name(), cleanup, nil
+}
+
+// stdin is what "-" reads; tests replace it.
+var stdin io.Reader = os.Stdin

@@ -8,13 +8,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/typemap"
 )
 
 // Formats convert reads and writes.
@@ -26,9 +29,16 @@ const (
 
 func init() {
 	register(&command{
-		name:    "convert",
-		summary: "convert between Parquet and Arrow IPC (file or stream)",
-		usage:   "[--to parquet|arrow|arrows] [--compression C] [--dictionary=false] [--page-version 1|2] [--row-group-rows N] IN OUT",
+		name: "convert",
+		summary: "convert between Parquet and Arrow IPC (file or stream)\n\n" +
+			"The footer's key/value metadata is kept: Parquet to Parquet as it is, Parquet\n" +
+			"to Arrow as schema metadata, Arrow to Parquet from the schema metadata. The\n" +
+			"ARROW:schema entry is not copied: the writer builds its own from the schema.\n\n" +
+			"OUT is written to a temporary file renamed over OUT at the end, so a failed\n" +
+			"convert leaves an existing OUT as it was. OUT - writes to stdout (Parquet\n" +
+			"unless --to says otherwise); a FIFO or device is written straight through;\n" +
+			"a symlink is followed and the link kept. IN - reads stdin.",
+		usage: "[--to parquet|arrow|arrows] [--compression C] [--dictionary=false] [--page-version 1|2] [--row-group-rows N] [--int96-unit us] [--skip-checksums] [--max-page-size SIZE] IN OUT",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			to := fs.String("to", "", "output format: parquet, arrow (IPC file, also .feather) or arrows (IPC stream); default from OUT's extension")
 			compression := fs.String("compression", "snappy", "Parquet codec: snappy, zstd, gzip, brotli, lz4_raw, lz4 or none")
@@ -36,18 +46,18 @@ func init() {
 			dictionary := fs.Bool("dictionary", true, "dictionary-encode Parquet columns")
 			pageVersion := fs.Int("page-version", 1, "Parquet data page version: 1 or 2")
 			rowGroupRows := fs.Int("row-group-rows", arrowpq.DefaultRowGroupRows, "rows per Parquet row group at most")
+			var rf readFlags
+			rf.register(fs)
 			return func(args []string, out io.Writer) error {
 				if len(args) != 2 {
 					return &usageError{fmt.Sprintf("want IN and OUT, got %d arguments", len(args))}
 				}
 				in, outPath := args[0], args[1]
-				inFmt, err := detectInput(in)
-				if err != nil {
-					return err
-				}
 				outFmt := *to
 				if outFmt == "" {
-					if outFmt = formatOfExt(outPath); outFmt == "" {
+					if outPath == "-" {
+						outFmt = fmtParquet
+					} else if outFmt = formatOfExt(outPath); outFmt == "" {
 						return &usageError{fmt.Sprintf("cannot tell the format of %s from its extension: use --to", outPath)}
 					}
 				}
@@ -64,6 +74,14 @@ func init() {
 				if *pageVersion != 1 && *pageVersion != 2 {
 					return &usageError{fmt.Sprintf("--page-version %d: want 1 or 2", *pageVersion)}
 				}
+				if outPath == "-" && isTTY(out) {
+					return fmt.Errorf("not writing binary %s data to a terminal: redirect stdout or name a file", outFmt)
+				}
+				if outPath != "-" {
+					if st, err := os.Stat(outPath); err == nil && st.IsDir() {
+						return fmt.Errorf("%s is a directory: OUT names the file to write", outPath)
+					}
+				}
 				wopts := &arrowpq.WriteOptions{
 					Compression:      codec,
 					CompressionLevel: *level,
@@ -73,7 +91,14 @@ func init() {
 				if !*dictionary {
 					wopts.Dictionary = arrowpq.Off
 				}
-				return convert(in, inFmt, outPath, outFmt, wopts, newProgress(os.Stderr))
+				var ropts arrowpq.ReadOptions
+				rf.apply(&ropts)
+				src, err := openSource(in, &ropts)
+				if err != nil {
+					return err
+				}
+				defer src.close()
+				return convert(src, outPath, outFmt, wopts, out, newProgress(os.Stderr))
 			}
 		},
 	})
@@ -102,11 +127,8 @@ func detectInput(path string) (string, error) {
 	defer f.Close()
 	var head [6]byte
 	n, _ := io.ReadFull(f, head[:])
-	switch {
-	case n >= 4 && string(head[:4]) == "PAR1":
-		return fmtParquet, nil
-	case n == 6 && string(head[:6]) == "ARROW1":
-		return fmtArrow, nil
+	if format := formatOfMagic(head[:n]); format != "" {
+		return format, nil
 	}
 	if f := formatOfExt(path); f == fmtArrows || f == "" {
 		return fmtArrows, nil // the stream format has no magic
@@ -114,23 +136,88 @@ func detectInput(path string) (string, error) {
 	return "", fmt.Errorf("%s: not a Parquet or Arrow IPC file", path)
 }
 
+// formatOfMagic returns the format whose magic head starts with, or "".
+func formatOfMagic(head []byte) string {
+	switch {
+	case len(head) >= 4 && string(head[:4]) == "PAR1":
+		return fmtParquet
+	case len(head) >= 6 && string(head[:6]) == "ARROW1":
+		return fmtArrow
+	}
+	return ""
+}
+
 // batchSource yields the record batches of the input.
 type batchSource struct {
 	schema  *arrow.Schema
-	total   int64 // rows, -1 when unknown
+	kv      map[string]string // key/value metadata to carry over
+	total   int64             // rows, -1 when unknown
 	next    func() (arrow.RecordBatch, error)
 	close   func() error
 	release bool // batches from next must be released by the caller
 }
 
-func openSource(path, format string) (*batchSource, error) {
-	switch format {
-	case fmtParquet:
-		r, err := arrowpq.OpenFile(path, nil)
+// openSource opens the input path ("-": stdin). A Parquet or IPC file on
+// stdin is copied to a temporary file first, since both are read from
+// their end; an IPC stream is read as it comes.
+func openSource(path string, ropts *arrowpq.ReadOptions) (*batchSource, error) {
+	if path != "-" {
+		format, err := detectInput(path)
 		if err != nil {
 			return nil, err
 		}
-		return &batchSource{schema: r.Schema(), total: r.NumRows(), close: r.Close, next: func() (arrow.RecordBatch, error) {
+		return openFileSource(path, format, ropts)
+	}
+	br := bufio.NewReaderSize(stdin, 1<<20)
+	head, _ := br.Peek(6)
+	format := formatOfMagic(head)
+	if format == "" {
+		return openStream(br, func() error { return nil })
+	}
+	f, err := os.CreateTemp("", "arrowpq-stdin-*")
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(f, br)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("copy stdin: %w", err)
+	}
+	src, err := openFileSource(f.Name(), format, ropts)
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	closeFile := src.close
+	src.close = func() error {
+		err := closeFile()
+		os.Remove(f.Name())
+		return err
+	}
+	return src, nil
+}
+
+func openFileSource(path, format string, ropts *arrowpq.ReadOptions) (*batchSource, error) {
+	switch format {
+	case fmtParquet:
+		r, err := arrowpq.OpenFile(path, ropts)
+		if err != nil {
+			return nil, err
+		}
+		kv := map[string]string{}
+		for _, e := range r.Metadata().Meta.KeyValueMetadata {
+			if e != nil && e.Key != typemap.ArrowSchemaKey {
+				v := ""
+				if e.Value != nil {
+					v = *e.Value
+				}
+				kv[e.Key] = v
+			}
+		}
+		return &batchSource{schema: r.Schema(), kv: kv, total: r.NumRows(), close: r.Close, next: func() (arrow.RecordBatch, error) {
 			if r.Next() {
 				return r.RecordBatch(), nil
 			}
@@ -147,11 +234,10 @@ func openSource(path, format string) (*batchSource, error) {
 		fr, err := ipc.NewFileReader(f)
 		if err != nil {
 			f.Close()
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		var total int64 = -1
 		i := 0
-		return &batchSource{schema: fr.Schema(), total: total, release: true,
+		return &batchSource{schema: fr.Schema(), kv: schemaKV(fr.Schema()), total: -1, release: true,
 			close: func() error { fr.Close(); return f.Close() },
 			next: func() (arrow.RecordBatch, error) {
 				if i >= fr.NumRecords() {
@@ -166,23 +252,68 @@ func openSource(path, format string) (*batchSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20))
+		src, err := openStream(bufio.NewReaderSize(f, 1<<20), f.Close)
 		if err != nil {
 			f.Close()
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return &batchSource{schema: sr.Schema(), total: -1,
-			close: func() error { sr.Release(); return f.Close() },
-			next: func() (arrow.RecordBatch, error) {
-				if sr.Next() {
-					return sr.RecordBatch(), nil
-				}
-				if err := sr.Err(); err != nil {
-					return nil, err
-				}
-				return nil, io.EOF
-			}}, nil
+		return src, nil
 	}
+}
+
+// openStream reads an Arrow IPC stream from r; closeFn closes what r
+// reads.
+func openStream(r io.Reader, closeFn func() error) (*batchSource, error) {
+	sr, err := ipc.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return &batchSource{schema: sr.Schema(), kv: schemaKV(sr.Schema()), total: -1,
+		close: func() error { sr.Release(); return closeFn() },
+		next: func() (arrow.RecordBatch, error) {
+			if sr.Next() {
+				return sr.RecordBatch(), nil
+			}
+			if err := sr.Err(); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		}}, nil
+}
+
+// schemaKV is the schema metadata of an Arrow input as Parquet key/value
+// metadata.
+func schemaKV(sc *arrow.Schema) map[string]string {
+	md := sc.Metadata()
+	kv := make(map[string]string, md.Len())
+	for i, k := range md.Keys() {
+		if k != typemap.ArrowSchemaKey {
+			kv[k] = md.Values()[i]
+		}
+	}
+	return kv
+}
+
+// withKV returns sc with the key/value metadata added to its schema
+// metadata (keys sc has already keep their values).
+func withKV(sc *arrow.Schema, kv map[string]string) *arrow.Schema {
+	if len(kv) == 0 {
+		return sc
+	}
+	md := sc.Metadata()
+	keys, values := append([]string(nil), md.Keys()...), append([]string(nil), md.Values()...)
+	extra := make([]string, 0, len(kv))
+	for k := range kv {
+		if md.FindKey(k) < 0 {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		keys, values = append(keys, k), append(values, kv[k])
+	}
+	nmd := arrow.NewMetadata(keys, values)
+	return arrow.NewSchema(sc.Fields(), &nmd)
 }
 
 // batchSink takes record batches and finishes the output.
@@ -192,15 +323,115 @@ type batchSink struct {
 	abort func()
 }
 
-func openSink(path, format string, schema *arrow.Schema, opts *arrowpq.WriteOptions) (*batchSink, error) {
+// openSink opens the output: path, or stdout for "-". Parquet files go
+// through arrowpq.CreateFile (temporary file, renamed on Close, removed
+// by Abort); IPC files through createOutput, which does the same in the
+// CLI.
+func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions, stdout io.Writer) (*batchSink, error) {
 	if format == fmtParquet {
-		w, err := arrowpq.CreateFile(path, schema, opts)
+		opts.KeyValueMetadata = src.kv
+		var w *arrowpq.Writer
+		var err error
+		if path == "-" {
+			w, err = arrowpq.NewWriter(stdout, src.schema, opts)
+		} else {
+			w, err = arrowpq.CreateFile(path, src.schema, opts)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return &batchSink{write: w.Write, close: w.Close, abort: func() { w.Abort() }}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	var (
+		dst    io.Writer
+		commit = func() error { return nil }
+		abort  = func() {}
+	)
+	if path == "-" {
+		dst = stdout
+	} else {
+		o, err := createOutput(path)
+		if err != nil {
+			return nil, err
+		}
+		dst, commit, abort = o.w, o.commit, o.abort
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	schema := withKV(src.schema, src.kv)
+	finish := func(closeWriter func() error) error {
+		err := closeWriter()
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			abort()
+			return err
+		}
+		return commit()
+	}
+	// The batches carry the input's schema; the writer's has the
+	// metadata added, so each batch is re-labelled (no data is copied).
+	relabel := func(write func(arrow.RecordBatch) error) func(arrow.RecordBatch) error {
+		if schema == src.schema {
+			return write
+		}
+		return func(rec arrow.RecordBatch) error {
+			r := array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
+			defer r.Release()
+			return write(r)
+		}
+	}
+	if format == fmtArrow {
+		fw, err := ipc.NewFileWriter(bw, ipc.WithSchema(schema))
+		if err != nil {
+			abort()
+			return nil, err
+		}
+		return &batchSink{write: relabel(fw.Write), close: func() error { return finish(fw.Close) }, abort: abort}, nil
+	}
+	sw := ipc.NewWriter(bw, ipc.WithSchema(schema))
+	return &batchSink{write: relabel(sw.Write), close: func() error { return finish(sw.Close) }, abort: abort}, nil
+}
+
+// output is a file being written by createOutput.
+type output struct {
+	w      io.Writer
+	commit func() error // finish: close, and rename into place
+	abort  func()       // give up: the target is left as it was, where it can be
+}
+
+// createOutput opens path for writing a whole file at once.
+//
+//   - A new path or a regular file: a temporary file in the same
+//     directory, renamed over path by commit and removed by abort, so an
+//     existing file is replaced whole or not at all.
+//   - A symlink to a regular file: the same at the link's target, so the
+//     link stays a link.
+//   - Anything else that exists (a FIFO, /dev/stdout, a device): written
+//     straight through; abort cannot take back what was written.
+//   - A directory, or a symlink to nothing: an error.
+func createOutput(path string) (*output, error) {
+	target := path
+	if lst, err := os.Lstat(path); err == nil {
+		st, err := os.Stat(path) // follows links
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s is a symlink to a missing file: %w", path, err)
+		case st.IsDir():
+			return nil, fmt.Errorf("%s is a directory: OUT names the file to write", path)
+		case !st.Mode().IsRegular():
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &output{w: f, commit: f.Close, abort: func() { f.Close() }}, nil
+		case lst.Mode()&os.ModeSymlink != 0:
+			if target, err = filepath.EvalSymlinks(path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
@@ -209,43 +440,24 @@ func openSink(path, format string, schema *arrow.Schema, opts *arrowpq.WriteOpti
 		os.Remove(f.Name())
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	abort := func() { f.Close(); os.Remove(f.Name()) }
-	finish := func(closeWriter func() error) error {
-		err := closeWriter()
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), path)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-		}
-		return err
-	}
-	if format == fmtArrow {
-		fw, err := ipc.NewFileWriter(bw, ipc.WithSchema(schema))
-		if err != nil {
-			abort()
-			return nil, err
-		}
-		return &batchSink{write: fw.Write, close: func() error { return finish(fw.Close) }, abort: abort}, nil
-	}
-	sw := ipc.NewWriter(bw, ipc.WithSchema(schema))
-	return &batchSink{write: sw.Write, close: func() error { return finish(sw.Close) }, abort: abort}, nil
+	return &output{
+		w: f,
+		commit: func() error {
+			err := f.Close()
+			if err == nil {
+				err = os.Rename(f.Name(), target)
+			}
+			if err != nil {
+				os.Remove(f.Name())
+			}
+			return err
+		},
+		abort: func() { f.Close(); os.Remove(f.Name()) },
+	}, nil
 }
 
-func convert(in, inFmt, out, outFmt string, opts *arrowpq.WriteOptions, p *progress) error {
-	src, err := openSource(in, inFmt)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	sink, err := openSink(out, outFmt, src.schema, opts)
+func convert(src *batchSource, out, outFmt string, opts *arrowpq.WriteOptions, stdout io.Writer, p *progress) error {
+	sink, err := openSink(out, outFmt, src, opts, stdout)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +38,7 @@ type flightConfig struct {
 	parallel    int
 	pattern     string
 	compression string
+	read        readFlags // put: how to read the local file
 }
 
 func init() {
@@ -47,7 +47,7 @@ func init() {
 		summary: "talk to an Arrow Flight server: list its files, get one (to a Parquet file or the terminal), put a local file",
 		usage: "list ADDR [--pattern GLOB]\n" +
 			"       arrowpq flight get ADDR PATH [--columns a,b.c] [--row-groups 0,2] [-o FILE.parquet | --format table|jsonl|csv --limit N]\n" +
-			"       arrowpq flight put ADDR LOCAL.parquet [REMOTE_PATH] [--compression zstd]\n" +
+			"       arrowpq flight put ADDR LOCAL.parquet [REMOTE_PATH] [--compression zstd] [--int96-unit us] [--skip-checksums] [--max-page-size SIZE]\n" +
 			"       (all: [--token T] [--tls] [--tls-ca FILE]; ADDR is host:port, grpc+tcp://host:port or grpc+tls://host:port)",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			var cfg flightConfig
@@ -62,6 +62,7 @@ func init() {
 			fs.IntVar(&cfg.parallel, "parallel", pqflight.DefaultParallelism, "get: endpoints fetched at once")
 			fs.StringVar(&cfg.pattern, "pattern", "", "list: only paths matching this glob (path.Match syntax)")
 			fs.StringVar(&cfg.compression, "compression", "", "put, get -o: codec of the written file (snappy, zstd, gzip, brotli, lz4raw, none)")
+			cfg.read.register(fs)
 			return func(args []string, out io.Writer) error {
 				if len(args) < 2 {
 					return &usageError{"want a subcommand (list, get or put) and ADDR"}
@@ -80,6 +81,9 @@ func init() {
 				case "get":
 					if len(rest) != 1 {
 						return &usageError{"get wants ADDR and one PATH"}
+					}
+					if cfg.output == "" && cfg.format != "table" && cfg.format != "jsonl" && cfg.format != "csv" {
+						return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", cfg.format)}
 					}
 				case "put":
 					if len(rest) != 1 && len(rest) != 2 {
@@ -183,54 +187,20 @@ func flightGet(ctx context.Context, c flight.Client, path string, cfg *flightCon
 	if cfg.output != "" {
 		return getToFile(r, cfg, out)
 	}
-	var rw recordWriter
+	total := r.Info().GetTotalRecords() // of the whole file
+	if opts.RowGroups != nil {
+		total = -1
+	}
 	bw := bufio.NewWriterSize(out, 64<<10)
-	switch cfg.format {
-	case "table":
-		rw = &tableWriter{w: bw, width: outputWidth(out)}
-	case "jsonl":
-		rw = &jsonlWriter{w: bw}
-	case "csv":
-		rw = &csvWriter{w: csv.NewWriter(bw)}
-	default:
-		return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", cfg.format)}
-	}
-	left := cfg.limit
-	for left != 0 && r.Next() {
-		rec := r.RecordBatch()
-		if left > 0 && rec.NumRows() > left {
-			rec = rec.NewSlice(0, left)
-			err := rw.write(rec)
-			rec.Release()
-			if err != nil {
-				return err
-			}
-			break
-		}
-		if err := rw.write(rec); err != nil {
-			return err
-		}
-		if left > 0 {
-			left -= rec.NumRows()
-		}
-	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	if tw, ok := rw.(*tableWriter); ok && tw.t == nil {
-		tw.t = &table{}
-		for _, f := range r.Schema().Fields() {
-			tw.t.header = append(tw.t.header, f.Name)
-		}
-	}
-	if err := rw.flush(); err != nil {
+	if err := printRows(r, opts.Columns, total, cfg.limit, cfg.format, outputWidth(out), bw); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
 
-// getToFile writes the stream to cfg.output through a temporary file, so
-// that an interrupted download leaves no partial file.
+// getToFile writes the stream to cfg.output through createOutput: a
+// temporary file renamed at the end, so that an interrupted download
+// leaves no partial file (a FIFO or device is written straight through).
 func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error) {
 	var wopts arrowpq.WriteOptions
 	if cfg.compression != "" {
@@ -238,17 +208,16 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 			return &usageError{err.Error()}
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(cfg.output), "."+filepath.Base(cfg.output)+".tmp-*")
+	o, err := createOutput(cfg.output)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			o.abort()
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := bufio.NewWriterSize(o.w, 1<<20)
 	w, err := arrowpq.NewWriter(bw, r.Schema(), &wopts)
 	if err != nil {
 		return err
@@ -256,13 +225,13 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 	var rows int64
 	for r.Next() {
 		if err := w.Write(r.RecordBatch()); err != nil {
-			w.Close()
+			w.Abort()
 			return err
 		}
 		rows += r.RecordBatch().NumRows()
 	}
 	if err := r.Err(); err != nil {
-		w.Close()
+		w.Abort()
 		return err
 	}
 	if err := w.Close(); err != nil {
@@ -271,10 +240,7 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), cfg.output); err != nil {
+	if err := o.commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %d rows to %s\n", rows, cfg.output)
@@ -282,7 +248,9 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 }
 
 func flightPut(ctx context.Context, c flight.Client, local, remote string, cfg *flightConfig, out io.Writer) error {
-	r, err := arrowpq.OpenFile(local, &arrowpq.ReadOptions{Context: ctx})
+	ropts := &arrowpq.ReadOptions{Context: ctx}
+	cfg.read.apply(ropts)
+	r, err := arrowpq.OpenFile(local, ropts)
 	if err != nil {
 		return err
 	}

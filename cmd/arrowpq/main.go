@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -72,8 +73,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "arrowpq: unknown command %q; run 'arrowpq help' for the list\n", name)
 		return 2
 	}
-	fs := newFlagSet(c, stderr)
+	fs := newFlagSet(c, stdout)
 	exec := c.setup(fs)
+	// The flag package prints the usage itself on a parse error; it goes
+	// nowhere here so that help is printed once, on stdout, and a mistake
+	// gets one line and a pointer to --help on stderr.
+	fs.SetOutput(io.Discard)
 	positional, err := parseInterleaved(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stdout)
@@ -81,21 +86,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		// The flag package already printed the problem and the usage.
+		printUsageError(stderr, c, err.Error())
 		return 2
 	}
 	if err := exec(positional, stdout); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "arrowpq %s: %s\n", c.name, ue.msg)
-			fmt.Fprintf(stderr, "usage: arrowpq %s %s (see 'arrowpq %s --help')\n", c.name, c.usage, c.name)
+			printUsageError(stderr, c, ue.msg)
 			return 2
 		}
-		fmt.Fprintf(stderr, "arrowpq %s: %s\n", c.name, oneLine(err.Error()))
+		fmt.Fprintf(stderr, "arrowpq %s: %s%s\n", c.name, errorText(err), flagHint(err, fs))
 		return 1
 	}
 	return 0
 }
+
+func printUsageError(w io.Writer, c *command, msg string) {
+	fmt.Fprintf(w, "arrowpq %s: %s\n", c.name, msg)
+	fmt.Fprintf(w, "usage: arrowpq %s %s (see 'arrowpq %s --help')\n", c.name, c.usage, c.name)
+}
+
+// errorText renders err on one line without the "arrowpq: " that the
+// library's errors start with, since the line already starts with
+// "arrowpq <command>: ".
+func errorText(err error) string {
+	return strings.TrimPrefix(oneLine(err.Error()), "arrowpq: ")
+}
+
+var longFlagRE = regexp.MustCompile(`(?m)^(  )-(\w\w)`)
 
 func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
@@ -107,7 +125,13 @@ func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 		fs.VisitAll(func(*flag.Flag) { n++ })
 		if n > 0 {
 			fmt.Fprintf(w, "\nflags:\n")
+			// PrintDefaults writes "  -name"; long names are shown as
+			// they are usually typed, "--name" (both work).
+			var b strings.Builder
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
+			fs.SetOutput(w)
+			io.WriteString(w, longFlagRE.ReplaceAllString(b.String(), "$1--$2"))
 		}
 	}
 	return fs
@@ -143,7 +167,9 @@ func printTopUsage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, commands[name].summary)
+		// The first line of the summary; the rest is for --help.
+		first, _, _ := strings.Cut(commands[name].summary, "\n")
+		fmt.Fprintf(w, "  %-8s %s\n", name, first)
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version")
 	fmt.Fprintf(w, "\nRun 'arrowpq <command> --help' for the flags of a command.\n")

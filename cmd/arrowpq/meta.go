@@ -25,7 +25,12 @@ func init() {
 				if len(args) != 1 {
 					return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
 				}
-				f, err := openFooter(args[0])
+				path, cleanup, err := inputPath(args[0])
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				f, err := openFooter(path)
 				if err != nil {
 					return err
 				}

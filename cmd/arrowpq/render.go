@@ -5,10 +5,10 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -165,12 +165,42 @@ func cellText(arr arrow.Array, i int) string {
 		return a.Value(i).FormattedString()
 	case *array.Date64:
 		return a.Value(i).FormattedString()
+	case *array.Decimal32:
+		return decimalText(strconv.FormatInt(int64(a.Value(i)), 10), a.DataType().(arrow.DecimalType).GetScale())
+	case *array.Decimal64:
+		return decimalText(strconv.FormatInt(int64(a.Value(i)), 10), a.DataType().(arrow.DecimalType).GetScale())
+	case *array.Decimal128:
+		return decimalText(a.Value(i).BigInt().String(), a.DataType().(arrow.DecimalType).GetScale())
+	case *array.Decimal256:
+		return decimalText(a.Value(i).BigInt().String(), a.DataType().(arrow.DecimalType).GetScale())
 	case *array.Dictionary:
 		return cellText(a.Dictionary(), a.GetValueIndex(i))
 	case *array.Struct, *array.Map, array.ListLike:
 		return string(appendJSONValue(nil, arr, i))
 	}
 	return arr.ValueStr(i)
+}
+
+// decimalText places the decimal point in the unscaled integer digits:
+// exact, with scale fraction digits ("1.00" for 100 at scale 2), as SQL
+// engines print decimals. arrow-go's ValueStr goes through a float and
+// drops the trailing zeros.
+func decimalText(digits string, scale int32) string {
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	switch {
+	case scale < 0:
+		digits += strings.Repeat("0", int(-scale))
+	case scale > 0:
+		if len(digits) <= int(scale) {
+			digits = strings.Repeat("0", int(scale)-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
+	}
+	if neg {
+		return "-" + digits
+	}
+	return digits
 }
 
 // binaryText shows bytes as text when they are printable UTF-8, else as
@@ -233,20 +263,29 @@ func (j *jsonlWriter) flush() error { return nil }
 
 type csvWriter struct {
 	w      *csv.Writer
+	names  *arrow.Schema // the header, written before the first row (or alone)
 	header bool
 	row    []string
 }
 
+func (c *csvWriter) writeHeader() error {
+	if c.header || c.names == nil {
+		return nil
+	}
+	c.header = true
+	names := make([]string, c.names.NumFields())
+	for i, f := range c.names.Fields() {
+		names[i] = f.Name
+	}
+	return c.w.Write(names)
+}
+
 func (c *csvWriter) write(rec arrow.RecordBatch) error {
-	if !c.header {
-		names := make([]string, rec.NumCols())
-		for i := range names {
-			names[i] = rec.ColumnName(i)
-		}
-		if err := c.w.Write(names); err != nil {
-			return err
-		}
-		c.header = true
+	if c.names == nil {
+		c.names = rec.Schema()
+	}
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
 	for row := 0; row < int(rec.NumRows()); row++ {
 		c.row = c.row[:0]
@@ -261,69 +300,9 @@ func (c *csvWriter) write(rec arrow.RecordBatch) error {
 }
 
 func (c *csvWriter) flush() error {
+	if err := c.writeHeader(); err != nil {
+		return err
+	}
 	c.w.Flush()
 	return c.w.Error()
-}
-
-// tableWriter collects rows and prints them as an aligned table that fits
-// the terminal; long cells are cut. It keeps at most maxTableRows rows,
-// since a table is for looking at, not for piping.
-type tableWriter struct {
-	w     io.Writer
-	width int
-	t     *table
-	rows  int
-}
-
-const maxTableRows = 10000
-
-// maxCell bounds a cell before the width fitting, so that one huge value
-// does not make every other column tiny.
-const maxCell = 40
-
-func (tw *tableWriter) write(rec arrow.RecordBatch) error {
-	if tw.t == nil {
-		tw.t = &table{}
-		for i := 0; i < int(rec.NumCols()); i++ {
-			tw.t.header = append(tw.t.header, rec.ColumnName(i))
-			tw.t.rightAlign = append(tw.t.rightAlign, isNumeric(rec.Column(i).DataType()))
-			tw.t.shrink = append(tw.t.shrink, 1)
-		}
-	}
-	for row := 0; row < int(rec.NumRows()) && tw.rows < maxTableRows; row++ {
-		cells := make([]string, rec.NumCols())
-		for c, col := range rec.Columns() {
-			s := "null"
-			if !col.IsNull(row) {
-				s = cut(cellText(col, row), maxCell)
-			}
-			cells[c] = s
-		}
-		tw.t.add(cells...)
-		tw.rows++
-	}
-	return nil
-}
-
-func (tw *tableWriter) flush() error {
-	if tw.t == nil {
-		return nil
-	}
-	if err := tw.t.write(tw.w, "", tw.width); err != nil {
-		return err
-	}
-	if tw.rows == maxTableRows {
-		_, err := fmt.Fprintf(tw.w, "(showing the first %d rows; use --limit or --format jsonl|csv)\n", maxTableRows)
-		return err
-	}
-	return nil
-}
-
-func isNumeric(t arrow.DataType) bool {
-	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
-		return true
-	}
-	return false
 }

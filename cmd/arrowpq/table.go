@@ -105,21 +105,36 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n-1]) + ellipsis
 }
 
-// outputWidth is the width to fit when out is a terminal, from $COLUMNS or
-// the terminal itself, and 0 (no limit) otherwise.
+// outputWidth is the width to fit when out is a terminal: $COLUMNS, else
+// the terminal's own width, else 80; and 0 (no limit) when out is not a
+// terminal, so that output to a file or a pipe is never cut.
 func outputWidth(out io.Writer) int {
-	f, ok := out.(*os.File)
-	if !ok || !isTerminal(f) {
+	if !isTTY(out) {
 		return 0
 	}
 	if w := envColumns(); w > 0 {
 		return w
 	}
-	if w := terminalWidth(f); w > 0 {
+	if w := ttyWidth(out); w > 0 {
 		return w
 	}
 	return 80
 }
+
+// isTTY and ttyWidth ask the terminal about out; tests replace them to
+// play a terminal of a given width.
+var (
+	isTTY = func(out io.Writer) bool {
+		f, ok := out.(*os.File)
+		return ok && isTerminal(f)
+	}
+	ttyWidth = func(out io.Writer) int {
+		if f, ok := out.(*os.File); ok {
+			return terminalWidth(f)
+		}
+		return 0
+	}
+)
 
 func envColumns() int {
 	s := os.Getenv("COLUMNS")
