@@ -8,10 +8,12 @@ import (
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
-// openExample opens a file of testdata/ (copies of three parquet-testing
-// files) so that the examples run without ../shared.
+// openExample opens a file of the repository's testdata/, written by
+// arrow-go's Parquet writer (testdata/gen): sample.parquet has 100 rows in
+// two row groups; indexed.parquet has the same rows in one row group of 10
+// pages per column, with a page index and a bloom filter on city.
 func openExample(name string) (*os.File, *metadata.File) {
-	fh, err := os.Open("testdata/" + name)
+	fh, err := os.Open("../testdata/" + name)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,45 +29,51 @@ func openExample(name string) (*os.File, *metadata.File) {
 }
 
 func ExampleColumnStats() {
-	fh, f := openExample("float16_nonzeros_and_nans.parquet")
+	fh, f := openExample("sample.parquet")
 	defer fh.Close()
-	st, err := metadata.ColumnStats(f, 0, 0)
+	// Row group 0, column 2: temperature = i%40 - 9.5 for rows 0..49, null
+	// where i%11 == 5.
+	st, err := metadata.ColumnStats(f, 0, 2)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("order:", metadata.SortOrder(f.Schema.Columns[0]))
+	fmt.Println("order:", metadata.SortOrder(f.Schema.Columns[2]))
 	fmt.Println("min:", st.Min, "max:", st.Max, "nulls:", st.NullCount)
 	// Output:
 	// order: signed
-	// min: -2 max: 2 nulls: 1
+	// min: -9.5 max: 29.5 nulls: 5
 }
 
 func ExampleReadOffsetIndex() {
-	fh, f := openExample("int32_with_null_pages.parquet")
+	fh, f := openExample("indexed.parquet")
 	defer fh.Close()
-	oi, err := metadata.ReadOffsetIndex(fh, f, 0, 0)
+	// Column 2, temperature: a page per 10 rows, nulls at rows 5, 16, 27,
+	// 38, 49, 60, 71, 82 and 93.
+	oi, err := metadata.ReadOffsetIndex(fh, f, 0, 2)
 	if err != nil {
 		log.Fatal(err)
 	}
-	ci, err := metadata.ReadColumnIndex(fh, f, 0, 0)
+	ci, err := metadata.ReadColumnIndex(fh, f, 0, 2)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("pages:", len(oi.PageLocations), "first row of page 0:", oi.PageLocations[0].FirstRowIndex)
-	fmt.Println("column index pages:", len(ci.NullPages))
+	fmt.Println("pages:", len(oi.PageLocations), "first row of page 3:", oi.PageLocations[3].FirstRowIndex)
+	fmt.Println("null counts per page:", ci.NullCounts)
 	// Output:
-	// pages: 10 first row of page 0: 0
-	// column index pages: 10
+	// pages: 10 first row of page 3: 30
+	// null counts per page: [1 1 1 1 1 0 1 1 1 1]
 }
 
 func ExampleReadBloomFilter() {
-	fh, f := openExample("data_index_bloom_encoding_with_length.parquet")
+	fh, f := openExample("indexed.parquet")
 	defer fh.Close()
-	bf, err := metadata.ReadBloomFilter(fh, f, 0, 0)
+	// Column 1, city: sized by arrow-go for 100 distinct values at a 5%
+	// false-positive rate.
+	bf, err := metadata.ReadBloomFilter(fh, f, 0, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("bitset bytes:", len(bf.Bitset), "blocks:", len(bf.Bitset)/32)
 	// Output:
-	// bitset bytes: 2048 blocks: 64
+	// bitset bytes: 128 blocks: 4
 }

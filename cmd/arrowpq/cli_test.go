@@ -15,24 +15,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite cmd/arrowpq/testdata/golden from the current output")
 
-// corpusDir is the parquet-testing corpus in /work/shared, beside the
-// worktree (three levels up from cmd/arrowpq).
+// corpusDir is the parquet-testing corpus in ../shared beside the
+// repository (three levels up from cmd/arrowpq).
 const corpusDir = "../../../shared/testdata/parquet-testing/data"
 
 // needSharedDir skips the test when dir (from ../shared) is missing, or
 // fails it when ARROWPQ_REQUIRE_SHARED=1 says the corpus must be there.
 func needSharedDir(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("ARROWPQ_REQUIRE_SHARED") == "1" {
-			t.Fatalf("%s is missing and ARROWPQ_REQUIRE_SHARED=1", dir)
-		}
-		t.Skipf("skipping: %s is missing", dir)
-	}
+	testshared.Need(t, dir)
 }
 
 // runCLI runs the tool with args and returns its stdout, stderr and exit

@@ -20,18 +20,19 @@ import (
 	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
-var freshClone = flag.Bool("fresh-clone", false, "run TestFreshClone (on by default with ARROWPQ_REQUIRE_SHARED=1)")
+var freshClone = flag.Bool("fresh-clone", false, "run TestFreshClone")
 
 // TestFreshClone copies the repository to a directory without ../shared
 // beside it and runs `go test ./...` there, as a fresh clone would: every
 // package must pass, the tests that need the corpora or the oracle
 // engines skipping with one line each. It lists the skipped tests and
 // their reasons. It builds and tests everything once more (about a minute
-// with warm caches), so it runs only in CI (ARROWPQ_REQUIRE_SHARED=1) or
-// with -fresh-clone; the inner run sees neither.
+// with warm caches), so it runs only with -fresh-clone, as .ci/run does
+// after the README's test command; the inner run sees neither the flag
+// nor ARROWPQ_REQUIRE_SHARED.
 func TestFreshClone(t *testing.T) {
-	if !testshared.Required() && !*freshClone {
-		t.Skip("skipped: copies the repository and runs all its tests; runs with ARROWPQ_REQUIRE_SHARED=1 (CI) or -fresh-clone")
+	if !*freshClone {
+		t.Skip("skipped: copies the repository and runs all its tests; runs with -fresh-clone (as .ci/run does)")
 	}
 	_, here, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(here), "..", "..")

@@ -1,6 +1,9 @@
 // Command gen writes testdata/sample.parquet, the small file the README's
-// first command runs on. It uses arrow-go's own Parquet writer on purpose:
-// the sample is then a file we did not write ourselves.
+// first command runs on, and testdata/indexed.parquet, the same rows in one
+// row group of 10 pages per column with a page index and a bloom filter on
+// city (for the metadata package's examples). It uses arrow-go's own
+// Parquet writer on purpose: the samples are then files we did not write
+// ourselves.
 //
 //	go run ./testdata/gen
 package main
@@ -63,12 +66,22 @@ func main() {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 
-	out, err := os.Create("testdata/sample.parquet")
+	write("testdata/sample.parquet", schema, rec, parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(50),
+		parquet.WithCreatedBy("arrow-go parquet (arrowpq testdata/gen)"))
+	// A page is cut after every write batch of 10 rows (the page size is
+	// smaller than any batch), so every column has 10 pages.
+	write("testdata/indexed.parquet", schema, rec, parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithDictionaryDefault(false), parquet.WithBatchSize(10), parquet.WithDataPageSize(1),
+		parquet.WithPageIndexEnabled(true), parquet.WithBloomFilterEnabledFor("city", true), parquet.WithBloomFilterNDVFor("city", 100),
+		parquet.WithCreatedBy("arrow-go parquet (arrowpq testdata/gen)"))
+}
+
+func write(path string, schema *arrow.Schema, rec arrow.RecordBatch, opts ...parquet.WriterProperty) {
+	out, err := os.Create(path)
 	if err != nil {
 		log.Fatal(err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(50),
-		parquet.WithCreatedBy("arrow-go parquet (arrowpq testdata/gen)"))
+	props := parquet.NewWriterProperties(opts...)
 	w, err := pqarrow.NewFileWriter(schema, out, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		log.Fatal(err)
