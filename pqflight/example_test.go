@@ -48,6 +48,7 @@ func ExampleNewServer() {
 	defer tbl.Release()
 	fmt.Println(tbl.NumRows(), "rows of", tbl.Schema().Field(0).Name, "and", tbl.Schema().Field(1).Name)
 	// Output:
+	// indexed.parquet: 100 rows in 1 endpoints
 	// sample.parquet: 100 rows in 2 endpoints
 	// 100 rows of id and city
 }
