@@ -54,9 +54,10 @@ type Options struct {
 	// (grpc.MaxRecvMsgSize), not this package's.
 	MaxBatchBytes int64
 	// Allocator allocates the buffers of record batches read (DoGet) and
-	// received (DoPut). Nil means the reader's own pool for batches read
-	// (it recycles a batch's buffers once the batch is sent) and
-	// memory.DefaultAllocator for batches received.
+	// received (DoPut). Nil means the reader's recycling pool for batches
+	// read (arrowpq.ReadOptions.RecycleBuffers: safe here because a batch
+	// is serialized before the next is read) and memory.DefaultAllocator
+	// for batches received.
 	Allocator memory.Allocator
 }
 
@@ -165,11 +166,13 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *o
 		Columns:     t.Columns,
 		BatchSize:   s.opts.BatchSize,
 		Parallelism: s.opts.Parallelism,
-		// Nil unless configured: the reader's own pool then recycles each
-		// batch's buffers once it is sent (a batch is serialized before
-		// the stream's Send returns, and released by the next Next).
-		Allocator: s.opts.Allocator,
-		Context:   ctx,
+		Allocator:   s.opts.Allocator,
+		// Without a configured allocator DoGet recycles buffers: each
+		// batch is serialized into the gRPC message before Send returns
+		// and released by the next Next, and nothing keeps a string or
+		// slice of it, so the pool's contract holds (docs/flight.md).
+		RecycleBuffers: s.opts.Allocator == nil,
+		Context:        ctx,
 	}
 	if len(t.RowGroups) > 0 {
 		opts.RowGroups = t.RowGroups
