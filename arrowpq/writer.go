@@ -267,7 +267,10 @@ func (w *Writer) fail(err error) error {
 
 // Write writes the rows of rec, whose schema must equal the Writer's
 // (field metadata aside). Rows are cut into row groups as the options say;
-// rec may be released once Write returns.
+// rec may be released once Write returns. Every column is checked first as
+// [ValidateArray] does: a malformed array is an *Error naming the column
+// (and the child in it) that wraps ErrInvalidArray, and nothing of the
+// batch is written.
 func (w *Writer) Write(rec arrow.RecordBatch) error {
 	if w.err != nil {
 		return w.err
@@ -311,6 +314,26 @@ func (w *Writer) WriteTable(tbl arrow.Table) error {
 const rowStep = 64 << 10
 
 func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
+	// Every array is checked before any is read: the encoders trust
+	// offsets, lengths and indices, and a malformed array from a caller
+	// or a Flight client must get an error, not a panic on a worker
+	// goroutine.
+	if len(cols) != w.schema.NumFields() {
+		return w.fail(fmt.Errorf("%d columns for the %d fields of the schema: %w", len(cols), w.schema.NumFields(), ErrInvalidArray))
+	}
+	for i, col := range cols {
+		if err := validateColumn(col, w.schema.Field(i), numRows); err != nil {
+			e := newError("write", err)
+			e.RowGroup = len(w.rowGroups)
+			e.Column = w.schema.Field(i).Name
+			var ae *arrayError
+			if errors.As(err, &ae) && ae.path != "" {
+				e.Column += "." + ae.path
+				e.Err = &arrayError{msg: ae.msg}
+			}
+			return w.fail(e)
+		}
+	}
 	for i, cw := range w.cols {
 		if err := cw.bind(cols[w.top[i]]); err != nil {
 			return w.colFail(cw, err)
