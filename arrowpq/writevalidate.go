@@ -102,7 +102,9 @@ func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
 		return invalid(path, "null count %d for length %d", nulls, n)
 	}
 	if valid == nil {
-		if nulls > 0 {
+		// An unknown count (-1) without a bitmap too: arrow-go's NullN
+		// would count the bits of a missing bitmap.
+		if nulls != 0 {
 			return invalid(path, "null count %d without a validity bitmap", nulls)
 		}
 	} else if count := n - bitutil.CountSetBits(valid, off, n); nulls != array.UnknownNullCount && nulls != count {
