@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -32,7 +33,7 @@ func (s *Server) DoGet(tk *flight.Ticket, stream flight.FlightService_DoGetServe
 	if err := s.authorize(ctx); err != nil {
 		return err
 	}
-	t, err := decodeTicket(tk.GetTicket())
+	t, err := decodeTicketLimit(tk.GetTicket(), s.maxTicket)
 	if err != nil {
 		return err
 	}
@@ -98,8 +99,12 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	if s.opts.ReadOnly {
 		return status.Error(codes.PermissionDenied, "pqflight: the server is read-only")
 	}
-	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(s.alloc))
+	lim := &limitAllocator{mem: s.alloc, limit: s.maxPutMemory}
+	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(lim))
 	if err != nil {
+		if errors.Is(err, errPutMemory) {
+			return status.Errorf(codes.ResourceExhausted, "pqflight: DoPut: %v", err)
+		}
 		if errors.Is(err, io.EOF) {
 			return status.Error(codes.InvalidArgument, "pqflight: DoPut stream has no schema")
 		}
@@ -109,7 +114,14 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut: %v", err)
 	}
 	defer rdr.Release()
-	cmd, err := putFromDescriptor(rdr.LatestFlightDescriptor())
+	cmd, err := putFromDescriptor(rdr.LatestFlightDescriptor(), s.maxTicket)
+	if err != nil {
+		return err
+	}
+	if n := countFields(rdr.Schema()); n > s.maxColumns {
+		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut schema has %d fields; the server takes at most %d", n, s.maxColumns)
+	}
+	wopts, err := s.putOptions(cmd.Options)
 	if err != nil {
 		return err
 	}
@@ -150,7 +162,7 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := arrowpq.NewWriter(bw, rdr.Schema(), cmd.Options)
+	w, err := arrowpq.NewWriter(bw, rdr.Schema(), wopts)
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", name, err)
 	}
@@ -161,14 +173,21 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		}
 	}()
 	var rows int64
-	for rdr.Next() {
+	for batch := 0; rdr.Next(); batch++ {
+		// Write checks every array of the batch before it reads one
+		// (arrowpq.ValidateArray): offsets, lengths, buffer sizes, child
+		// arrays, null counts and dictionary indices sent by the client
+		// are never trusted.
 		rec := rdr.RecordBatch()
 		if err := w.Write(rec); err != nil {
-			return streamStatusCode(ctx, codes.InvalidArgument, "write "+name, err)
+			return streamStatusCode(ctx, codes.InvalidArgument, fmt.Sprintf("write %s: batch %d", name, batch), err)
 		}
 		rows += rec.NumRows()
 	}
 	if err := rdr.Err(); err != nil {
+		if errors.Is(err, errPutMemory) {
+			return status.Errorf(codes.ResourceExhausted, "pqflight: receive: %v", err)
+		}
 		return streamStatusCode(ctx, codes.InvalidArgument, "receive", err)
 	}
 	// A cancelled client may look like a clean end of stream to the reader.
@@ -203,6 +222,30 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		return streamStatus(ctx, "send", err)
 	}
 	return nil
+}
+
+// putOptions returns the client's write options within the server's
+// limits: row groups the server holds in memory until they are complete.
+func (s *Server) putOptions(o *arrowpq.WriteOptions) (*arrowpq.WriteOptions, error) {
+	var w arrowpq.WriteOptions
+	if o != nil {
+		w = *o
+	}
+	if w.RowGroupRows > s.maxRGRows {
+		return nil, status.Errorf(codes.InvalidArgument, "pqflight: RowGroupRows %d is above the server's limit of %d", w.RowGroupRows, s.maxRGRows)
+	}
+	if w.RowGroupBytes > s.maxRGBytes {
+		return nil, status.Errorf(codes.InvalidArgument, "pqflight: RowGroupBytes %d is above the server's limit of %d", w.RowGroupBytes, s.maxRGBytes)
+	}
+	if w.RowGroupRows <= 0 {
+		w.RowGroupRows = min(arrowpq.DefaultRowGroupRows, s.maxRGRows)
+	}
+	if w.RowGroupBytes <= 0 {
+		w.RowGroupBytes = min(arrowpq.DefaultRowGroupBytes, s.maxRGBytes)
+	}
+	// The writer's memory is the server's, whatever the client asked.
+	w.Allocator = nil
+	return &w, nil
 }
 
 // commit moves the finished temporary file to name. Without
