@@ -100,7 +100,9 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		return status.Error(codes.PermissionDenied, "pqflight: the server is read-only")
 	}
 	lim := &limitAllocator{mem: s.alloc, limit: s.maxPutMemory}
-	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(lim))
+	// Every message header is checked before arrow-go's reader trusts its
+	// counts (ipccheck.go), and the reader allocates within MaxPutMemory.
+	rdr, err := flight.NewRecordReader(checkedStream{stream, s.maxColumns}, ipc.WithAllocator(lim))
 	if err != nil {
 		if errors.Is(err, errPutMemory) {
 			return status.Errorf(codes.ResourceExhausted, "pqflight: DoPut: %v", err)
@@ -110,6 +112,9 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		}
 		if ctx.Err() != nil {
 			return status.FromContextError(ctx.Err()).Err()
+		}
+		if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+			return err
 		}
 		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut: %v", err)
 	}
