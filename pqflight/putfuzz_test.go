@@ -288,6 +288,7 @@ func TestDoPutStreamFuzz(t *testing.T) {
 
 	codesSeen := map[codes.Code]int{}
 	sample := map[codes.Code]string{}
+	rejectedBy := map[string]int{}
 	accepted := map[string]int{}
 	start := time.Now()
 	for i := 0; i < *putFuzzStreams; i++ {
@@ -295,6 +296,18 @@ func TestDoPutStreamFuzz(t *testing.T) {
 		err := sendRaw(ctx, ts.client, m.fn(r, good, other))
 		code := status.Code(err)
 		codesSeen[code]++
+		if err != nil {
+			switch msg := err.Error(); {
+			case strings.Contains(msg, arrowpq.ErrInvalidArray.Error()):
+				rejectedBy["array validation"]++
+			case strings.Contains(msg, "bad IPC message header"):
+				rejectedBy["header check"]++
+			case strings.Contains(msg, "invalid path"):
+				rejectedBy["path check"]++
+			default:
+				rejectedBy["other"]++
+			}
+		}
 		if _, ok := sample[code]; !ok && err != nil {
 			sample[code] = m.name + ": " + err.Error()
 		}
@@ -336,6 +349,7 @@ func TestDoPutStreamFuzz(t *testing.T) {
 	}
 	t.Logf("%d streams in %v; status codes %v; accepted (mutation left the stream valid): %v; directory after: %q",
 		*putFuzzStreams, time.Since(start).Round(time.Millisecond), codesSeen, accepted, after)
+	t.Logf("rejected by: %v", rejectedBy)
 	for code, msg := range sample {
 		t.Logf("e.g. %v: %.300s", code, msg)
 	}
