@@ -80,3 +80,21 @@ func countFields(schema *arrow.Schema) int {
 	}
 	return total
 }
+
+// countLeaves counts the leaf columns of an Arrow type: the Parquet
+// columns it is written as.
+func countLeaves(dt arrow.DataType) int {
+	switch t := dt.(type) {
+	case arrow.ExtensionType:
+		return countLeaves(t.StorageType())
+	case *arrow.DictionaryType:
+		return 1
+	case arrow.NestedType:
+		n := 0
+		for _, f := range t.Fields() {
+			n += countLeaves(f.Type)
+		}
+		return max(n, 1)
+	}
+	return 1
+}

@@ -160,7 +160,13 @@ func TestPutLimits(t *testing.T) {
 	one := arrow.NewSchema([]arrow.Field{rec.Schema().Field(0)}, nil)
 	small := array.NewRecordBatch(one, []arrow.Array{rec.Column(0)}, rec.NumRows())
 	defer small.Release()
-	for _, o := range []*arrowpq.WriteOptions{{RowGroupRows: 101}, {RowGroupBytes: 2 << 20}} {
+	for _, o := range []*arrowpq.WriteOptions{
+		{RowGroupRows: 101},
+		{RowGroupBytes: 2 << 20},
+		// One bloom filter of 2 MiB (1M values at 1%) is above the 1 MiB
+		// of row group bytes the server allows.
+		{Columns: map[string]arrowpq.ColumnOptions{"id": {BloomFilterNDV: 1 << 20}}},
+	} {
 		desc, err := pqflight.CommandDescriptor(&pqflight.PutCommand{Path: "big.parquet", Options: o})
 		must(t, err)
 		wantCode(t, rawPut(ctx, ts.client, desc, small, nil), codes.InvalidArgument)

@@ -12,7 +12,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"google.golang.org/grpc/codes"
@@ -126,7 +128,7 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	if n := countFields(rdr.Schema()); n > s.maxColumns {
 		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut schema has %d fields; the server takes at most %d", n, s.maxColumns)
 	}
-	wopts, err := s.putOptions(cmd.Options)
+	wopts, err := s.putOptions(cmd.Options, rdr.Schema())
 	if err != nil {
 		return err
 	}
@@ -231,7 +233,7 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 
 // putOptions returns the client's write options within the server's
 // limits: row groups the server holds in memory until they are complete.
-func (s *Server) putOptions(o *arrowpq.WriteOptions) (*arrowpq.WriteOptions, error) {
+func (s *Server) putOptions(o *arrowpq.WriteOptions, schema *arrow.Schema) (*arrowpq.WriteOptions, error) {
 	var w arrowpq.WriteOptions
 	if o != nil {
 		w = *o
@@ -248,8 +250,29 @@ func (s *Server) putOptions(o *arrowpq.WriteOptions) (*arrowpq.WriteOptions, err
 	if w.RowGroupBytes <= 0 {
 		w.RowGroupBytes = min(arrowpq.DefaultRowGroupBytes, s.maxRGBytes)
 	}
-	// The writer's memory is the server's, whatever the client asked.
+	// Bloom filters are allocated whole when the writer starts, one per
+	// leaf column a ColumnOptions key covers (a top-level name covers
+	// every leaf under it): they count against the row group bytes.
+	var bloom int64
+	for key, co := range w.Columns {
+		size := int64(arrowpq.BloomFilterBytes(co.BloomFilterNDV, co.BloomFilterFPP))
+		if size == 0 {
+			continue
+		}
+		leaves := int64(1)
+		if i := schema.FieldIndices(key); len(i) > 0 {
+			leaves = int64(countLeaves(schema.Field(i[0]).Type))
+		}
+		if bloom += size * leaves; bloom > s.maxRGBytes {
+			return nil, status.Errorf(codes.InvalidArgument, "pqflight: bloom filters of %d bytes or more are above the server's limit of %d", bloom, s.maxRGBytes)
+		}
+	}
+	// The writer's memory and CPUs are the server's, whatever the client
+	// asked.
 	w.Allocator = nil
+	if w.Parallelism < 0 || w.Parallelism > runtime.GOMAXPROCS(0) {
+		w.Parallelism = 0
+	}
 	return &w, nil
 }
 
