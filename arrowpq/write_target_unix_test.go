@@ -5,6 +5,7 @@ package arrowpq_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -319,5 +320,46 @@ func TestCreateFileDirectory(t *testing.T) {
 	}
 	if names := dirEntries(t, sub); len(names) != 0 {
 		t.Fatalf("the target directory holds %q", names)
+	}
+}
+
+// TestCreateFileDescriptorPath: /proc/self/fd/N (what /dev/stdout is when
+// the shell redirects it to a file) is written through the descriptor: the
+// file the descriptor holds gets the bytes, appended after what it had,
+// and is not replaced by a rename.
+func TestCreateFileDescriptorPath(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	rec := targetRecord(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.parquet")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _ := os.Stat(path)
+	fdPath := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	w, err := arrowpq.CreateFile(fdPath, rec.Schema(), targetOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(path)
+	if !os.SameFile(before, after) {
+		t.Fatal("the file behind the descriptor was replaced")
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, writeBytes(t, rec, targetOpts)) {
+		t.Fatalf("the file holds %d bytes (%v), want the %d NewWriter writes", len(got), err, len(writeBytes(t, rec, targetOpts)))
+	}
+	if names := dirEntries(t, dir); len(names) != 1 {
+		t.Fatalf("directory holds %q", names)
 	}
 }

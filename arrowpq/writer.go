@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -166,9 +167,11 @@ func writeError(err error) *Error {
 //
 // A target that is not a regular file — a named pipe, a character device
 // such as /dev/stdout or /dev/null — is opened for writing and written
-// straight through, since it cannot be renamed over; Abort and errors then
-// stop the output where it is. A directory or a socket is an error here,
-// before anything is written.
+// straight through, since it cannot be renamed over; so is a path naming
+// an open descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N) that holds
+// a regular file, appended to as the shell opened it. Abort and errors
+// then stop the output where it is. A directory or a socket is an error
+// here, before anything is written.
 func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
 	pathErr := func(err error) error {
 		e := newError("write", err)
@@ -181,9 +184,15 @@ func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer,
 	}
 	var f *os.File
 	if direct {
-		// O_WRONLY without O_TRUNC or O_CREATE: the target exists and is
-		// not a regular file. Opening a named pipe waits for a reader.
-		f, err = os.OpenFile(target, os.O_WRONLY, 0)
+		// O_WRONLY without O_TRUNC or O_CREATE: the target exists. Opening
+		// a named pipe waits for a reader. A regular file behind a
+		// descriptor path is appended to, as the shell set it up (">"
+		// truncated it already, ">>" appends).
+		flag := os.O_WRONLY
+		if st, err := os.Stat(target); err == nil && st.Mode().IsRegular() {
+			flag |= os.O_APPEND
+		}
+		f, err = os.OpenFile(target, flag, 0)
 		if err != nil {
 			return nil, pathErr(err)
 		}
@@ -219,6 +228,21 @@ func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer,
 	return w, nil
 }
 
+// isDescriptorPath reports whether path names an open file descriptor
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N)
+// rather than a file by name.
+func isDescriptorPath(path string) bool {
+	p := filepath.Clean(path)
+	switch {
+	case p == "/dev/stdout", p == "/dev/stderr", strings.HasPrefix(p, "/dev/fd/"):
+		return true
+	case strings.HasPrefix(p, "/proc/"):
+		parts := strings.Split(p, "/") // "", "proc", "self" or PID, "fd", N
+		return len(parts) == 5 && parts[3] == "fd"
+	}
+	return false
+}
+
 // tempMarker is in the name of CreateFile's temporary files, between the
 // target's name and a random suffix.
 const tempMarker = ".arrowpq-tmp-"
@@ -242,6 +266,11 @@ func createTarget(path string) (target string, mode os.FileMode, direct bool, er
 	case m.IsDir():
 		return "", 0, false, errors.New("is a directory")
 	case m&(fs.ModeNamedPipe|fs.ModeCharDevice|fs.ModeDevice) != 0:
+		return path, 0, true, nil
+	case m.IsRegular() && isDescriptorPath(path):
+		// /dev/stdout redirected to a file: the file the shell opened.
+		// A rename would replace the file at the name the link resolves
+		// to, not the one the descriptor holds (deleted, or appended to).
 		return path, 0, true, nil
 	case !m.IsRegular():
 		return "", 0, false, fmt.Errorf("is not a regular file, named pipe or device (%v)", m.Type())
