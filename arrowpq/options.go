@@ -2,6 +2,7 @@ package arrowpq
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -55,12 +56,28 @@ type ReadOptions struct {
 	// MaxPageSize is the largest uncompressed page accepted; zero means
 	// DefaultMaxPageSize.
 	MaxPageSize int
-	// Allocator allocates the buffers of the returned arrays. Nil means the
-	// Reader's own pool over Go memory, which recycles the buffers of
-	// released batches for later ones: a batch must not be used after its
-	// last Release (with arrow-go's Go allocator such use happens to work;
-	// here it reads another batch's data).
+	// Allocator allocates the buffers of the returned arrays. Nil means
+	// fresh Go memory for every batch, never reused while anything can
+	// still point at it: a Go string taken from a batch (array.String.Value)
+	// or a slice of its buffers stays valid and unchanged for as long as it
+	// is reachable, whether or not the batch was released.
 	Allocator memory.Allocator
+	// RecycleBuffers has the Reader build later batches in the buffers of
+	// the batches the caller has released, instead of in new memory. A
+	// streaming read then holds about two batches of memory and spends no
+	// time zeroing new pages (docs/performance.md has the figures).
+	//
+	// The contract: once the last reference to a batch is released
+	// (the Reader releases the current batch in Next and Close), its
+	// memory belongs to the Reader again and is overwritten by a later
+	// batch. Every value taken from the batch without copying — a Go
+	// string from array.String.Value or array.Binary.ValueString, a
+	// []byte from Value or ValueBytes, a slice of a buffer — then reads
+	// another batch's data. Copy what you keep (strings.Clone), or Retain
+	// the batch for as long as you use it. Use it for reads that consume
+	// each batch before asking for the next (serialization, aggregation).
+	// RecycleBuffers cannot be combined with Allocator.
+	RecycleBuffers bool
 	// Context cancels a read in progress; nil means context.Background.
 	Context context.Context
 	// SmallDecimals reads DECIMAL columns of precision ≤ 9 as
@@ -105,6 +122,14 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	}
 	if n.Context == nil {
 		n.Context = context.Background()
+	}
+	switch {
+	case n.RecycleBuffers && n.Allocator != nil:
+		return n, errors.New("RecycleBuffers and Allocator are both set: the recycling pool is the allocator")
+	case n.RecycleBuffers:
+		n.Allocator = newBufferPool()
+	case n.Allocator == nil:
+		n.Allocator = freshAllocator{}
 	}
 	return n, nil
 }

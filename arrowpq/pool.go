@@ -7,7 +7,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// bufferPool is the Reader's default memory.Allocator. It keeps the large
+// bufferPool is the Reader's allocator with ReadOptions.RecycleBuffers
+// (never the default: it breaks the immutability of Go strings taken from
+// a released batch; see that option's contract). It keeps the large
 // buffers that released batches give back and hands them to later batches,
 // so a streaming read reuses the same memory batch after batch instead of
 // leaving each batch to the garbage collector. With arrow-go's Go allocator
@@ -147,6 +149,45 @@ func (p *bufferPool) close() {
 }
 
 var _ memory.Allocator = (*bufferPool)(nil)
+
+// freshAllocator is the Reader's default memory.Allocator: every buffer is
+// new Go memory that nothing reuses, so whatever points into a batch (a Go
+// string from array.String.Value) stays valid and unchanged until the
+// garbage collector finds nothing pointing at it. Free does nothing.
+//
+// It differs from arrow-go's memory.GoAllocator in sizing only: large
+// buffers are allocated at their exact size (a large Go allocation is
+// page-aligned, so the 64-byte alignment Arrow recommends holds without
+// GoAllocator's 64 bytes of padding, which pushed a page-sized buffer onto
+// a second page), and Reallocate grows in place when the capacity allows.
+// make already zeroes, and the runtime skips that for memory fresh from
+// the OS; nothing here clears a buffer twice.
+type freshAllocator struct{}
+
+func (freshAllocator) Allocate(size int) []byte {
+	if size < poolMinSize {
+		return memory.DefaultAllocator.Allocate(size)
+	}
+	return make([]byte, size)
+}
+
+func (a freshAllocator) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		old := len(b)
+		b = b[:size]
+		if size > old {
+			clear(b[old:])
+		}
+		return b
+	}
+	nb := a.Allocate(size)
+	copy(nb, b)
+	return nb
+}
+
+func (freshAllocator) Free([]byte) {}
+
+var _ memory.Allocator = freshAllocator{}
 
 // newUninitBuffer returns a buffer of size bytes that the caller
 // overwrites entirely: from the pool without zeroing, or from any other

@@ -117,7 +117,7 @@ func TestPoolKeepsRetainedBatches(t *testing.T) {
 	const rows, batch = 60_000, 6_000
 	data, src := poolTestFile(t, rows)
 	defer src.Release()
-	r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: 2})
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: 2, RecycleBuffers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPoolRecyclesReleasedBatches(t *testing.T) {
 	const rows, batch = 60_000, 6_000
 	data, src := poolTestFile(t, rows)
 	defer src.Release()
-	r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: 1})
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: 1, RecycleBuffers: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ type Reader struct {
 	rg         int   // the row group being read, -1 before the first
 	rowsLeft   int64 // rows of rg not yet returned
 	chunkBuf   []byte
-	pool       *bufferPool // the default allocator; nil with ReadOptions.Allocator
+	pool       *bufferPool // with ReadOptions.RecycleBuffers, else nil
 	cur        arrow.RecordBatch
 	err        error
 	closed     bool
@@ -81,11 +81,7 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
-	var pool *bufferPool
-	if opts.Allocator == nil {
-		pool = newBufferPool()
-		opts.Allocator = pool
-	}
+	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
 	file, err := metadata.ReadFooter(src, size)
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}

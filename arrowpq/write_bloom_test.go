@@ -132,3 +132,22 @@ func TestWriteBloomFilter(t *testing.T) {
 		t.Errorf("no bloom filter: %v", err)
 	}
 }
+
+// TestBloomFilterBytes: the spec's sizing (m = -8·ndv / ln(1 - fpp^(1/8))
+// bits) rounded up to a power of two: 1,000 values at 1% need 1,210 bytes
+// (2,048); 2^20 at 1% 1,269,155 (2 MiB); the bounds hold.
+func TestBloomFilterBytes(t *testing.T) {
+	for _, c := range []struct {
+		ndv  int64
+		fpp  float64
+		want int
+	}{
+		{0, 0.01, 0}, {-5, 0.01, 0}, {1, 0.01, 32}, {1000, 0.01, 2048}, {1000, 0, 2048},
+		{1 << 20, 0.01, 2 << 20}, {1 << 40, 0.01, arrowpq.MaxBloomFilterBytes},
+		{1000, 1, arrowpq.MaxBloomFilterBytes}, {1000, -1, arrowpq.MaxBloomFilterBytes},
+	} {
+		if got := arrowpq.BloomFilterBytes(c.ndv, c.fpp); got != c.want {
+			t.Errorf("BloomFilterBytes(%d, %v) = %d, want %d", c.ndv, c.fpp, got, c.want)
+		}
+	}
+}

@@ -56,7 +56,9 @@ func (c *columnWriter) bindMemo(numSlots, dictLen int) {
 	clear(m.stamp)
 	clear(m.count)
 	m.epoch = 0
-	if s, ok := c.values.(binaryLike); ok && c.phys == format.Type_BYTE_ARRAY {
+	// An empty dictionary may have no offsets at all, and arrow-go's
+	// ValueOffsets panics on those.
+	if s, ok := c.values.(binaryLike); ok && c.phys == format.Type_BYTE_ARRAY && dictLen > 0 {
 		offs, data := s.ValueOffsets(), s.ValueBytes()
 		if len(offs) < dictLen+1 {
 			m.on = false // gatherMemoBinary would refuse it; the per-value path reports it

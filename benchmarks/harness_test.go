@@ -175,8 +175,8 @@ func readPqarrow(b testing.TB, path string, parallel bool) int64 {
 }
 
 // readArrowpq streams path with arrowpq and returns the rows read.
-func readArrowpq(b testing.TB, path string, parallel bool) int64 {
-	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1}
+func readArrowpq(b testing.TB, path string, parallel, recycle bool) int64 {
+	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, RecycleBuffers: recycle}
 	if parallel {
 		opts.Parallelism = 0
 	}

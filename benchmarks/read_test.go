@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -19,13 +20,15 @@ var benchCodecs = []compress.Compression{compress.Codecs.Snappy, compress.Codecs
 //
 // Run single-threaded comparisons with -cpu=1 (GOMAXPROCS=1 for all
 // readers); impl=pqarrow-parallel sets pqarrow's Parallel option.
+// impl=arrowpq is the default read (fresh memory for every batch);
+// impl=arrowpq-pool sets ReadOptions.RecycleBuffers.
 // impl=parquet-go decodes every value of the same files into reused
 // parquet.Value buffers, without building Arrow arrays (see
 // parquetgo_test.go).
 func BenchmarkRead(b *testing.B) {
 	for _, d := range Datasets {
 		for _, codec := range benchCodecs {
-			for _, impl := range []string{"arrowpq", "arrowpq-parallel", "pqarrow", "pqarrow-parallel", "parquet-go"} {
+			for _, impl := range []string{"arrowpq", "arrowpq-pool", "arrowpq-parallel", "arrowpq-parallel-pool", "pqarrow", "pqarrow-parallel", "parquet-go"} {
 				b.Run(fmt.Sprintf("data=%s/codec=%s/impl=%s", d.Name, codec, impl), func(b *testing.B) {
 					fact := readInputs(b, d.Name)
 					path := pqarrowFile(b, d.Name, codec)
@@ -37,8 +40,8 @@ func BenchmarkRead(b *testing.B) {
 					for b.Loop() {
 						p := peakHeap(func() {
 							switch impl {
-							case "arrowpq", "arrowpq-parallel":
-								rows = readArrowpq(b, path, impl == "arrowpq-parallel")
+							case "arrowpq", "arrowpq-parallel", "arrowpq-pool", "arrowpq-parallel-pool":
+								rows = readArrowpq(b, path, strings.HasPrefix(impl, "arrowpq-parallel"), strings.HasSuffix(impl, "-pool"))
 							case "parquet-go":
 								rows = readParquetGo(b, path)
 							default:

@@ -258,8 +258,8 @@ type Compressor struct {
 	zpool *zstdPool
 	gzw   *gzip.Writer
 	brw   *brotli.Writer
-	lz    lz4.Compressor
-	lzhc  lz4.CompressorHC
+	lz    *lz4.Compressor   // LZ4 only: its tables are 64 KiB ...
+	lzhc  *lz4.CompressorHC // ... and 320 KiB, per column writer
 	aw    appendWriter
 }
 
@@ -306,7 +306,7 @@ func NewCompressor(codec format.CompressionCodec, level int) (*Compressor, error
 		}
 		c.zpool.put(enc)
 	case format.CompressionCodec_LZ4, format.CompressionCodec_LZ4_RAW:
-		c.lzhc.Level = lz4.CompressionLevel(level)
+		c.lz, c.lzhc = new(lz4.Compressor), &lz4.CompressorHC{Level: lz4.CompressionLevel(level)}
 	case format.CompressionCodec_LZO:
 		return nil, errUnsupported("LZO codec")
 	default:

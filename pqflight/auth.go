@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -15,25 +16,8 @@ import (
 // authHeader is the header that carries "Bearer <token>".
 const authHeader = "authorization"
 
-// tokenValidator checks bearer tokens for flight's header middleware.
+// tokenValidator compares credentials with the token in constant time.
 type tokenValidator struct{ token string }
-
-// Validate accepts basic auth on Handshake when the password is the token,
-// so that clients using flight's AuthenticateBasicToken also work.
-func (v tokenValidator) Validate(_, password string) (string, error) {
-	if !v.equal(password) {
-		return "", status.Error(codes.Unauthenticated, "pqflight: wrong token")
-	}
-	return v.token, nil
-}
-
-// IsValid accepts the configured token.
-func (v tokenValidator) IsValid(token string) (any, error) {
-	if !v.equal(token) {
-		return nil, status.Error(codes.Unauthenticated, "pqflight: wrong token")
-	}
-	return "token", nil
-}
 
 func (v tokenValidator) equal(s string) bool {
 	return subtle.ConstantTimeCompare([]byte(s), []byte(v.token)) == 1
@@ -77,6 +61,34 @@ func (s *Server) basicAuthorized(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// authMiddleware checks the token before a handler runs: a bearer token
+// on every call, and on Handshake also basic auth whose password is the
+// token, answered with the bearer token in the "authorization" trailer
+// (what flight.Client.AuthenticateBasicToken reads). arrow-go's
+// CreateServerBasicAuthMiddleware refused a bearer token on Handshake, so
+// a client holding the token could call everything but the handshake.
+func (s *Server) authMiddleware() flight.ServerMiddleware {
+	return flight.ServerMiddleware{
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			if err := s.authorize(ctx); err != nil {
+				return nil, err
+			}
+			return handler(ctx, req)
+		},
+		Stream: func(srv any, stream grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			ctx := stream.Context()
+			if s.authorize(ctx) == nil {
+				return handler(srv, stream)
+			}
+			if strings.HasSuffix(info.FullMethod, "/Handshake") && s.basicAuthorized(ctx) {
+				stream.SetTrailer(metadata.Pairs(authHeader, "Bearer "+s.opts.Token))
+				return handler(srv, stream)
+			}
+			return status.Error(codes.Unauthenticated, "pqflight: a valid bearer token is required")
+		},
+	}
 }
 
 // BearerToken returns client middleware that sends "authorization: Bearer

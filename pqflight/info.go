@@ -17,7 +17,7 @@ func (s *Server) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) 
 	if err := s.authorize(ctx); err != nil {
 		return nil, err
 	}
-	t, err := ticketFromDescriptor(d)
+	t, err := ticketFromDescriptor(d, s.maxTicket)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (s *Server) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*fl
 	if err := s.authorize(ctx); err != nil {
 		return nil, err
 	}
-	t, err := ticketFromDescriptor(d)
+	t, err := ticketFromDescriptor(d, s.maxTicket)
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,12 @@ package pqflight
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -18,28 +20,50 @@ const tempMarker = ".pqflight-"
 // parquetExt is the suffix of the files ListFlights reports.
 const parquetExt = ".parquet"
 
+// maxPathBytes and maxNameBytes bound a client path and each of its
+// elements (the usual PATH_MAX and NAME_MAX): a longer one cannot name a
+// file, and the file system would answer with an error quoting it.
+const (
+	maxPathBytes = 1024
+	maxNameBytes = 255
+)
+
 // cleanPath checks a client path and returns it in the form os.Root
 // takes. Confinement itself is the job of os.Root (it refuses symbolic links
 // that leave the root); this rejects what is malformed on its face, so that
-// the client gets InvalidArgument rather than a file system error.
+// the client gets InvalidArgument rather than a file system error. The
+// messages do not quote a rejected path: it may be megabytes long or hold
+// terminal escapes, and it ends up in logs.
 func cleanPath(p string) (string, error) {
-	if p == "" {
-		return "", status.Error(codes.InvalidArgument, "pqflight: empty path")
+	bad := func(why string) error {
+		return status.Error(codes.InvalidArgument, "pqflight: invalid path: "+why)
 	}
-	if strings.ContainsAny(p, "\\\x00") {
-		return "", status.Errorf(codes.InvalidArgument, "pqflight: path %q: backslash or NUL not allowed", p)
+	if p == "" {
+		return "", bad("empty")
+	}
+	if len(p) > maxPathBytes {
+		return "", bad(fmt.Sprintf("%d bytes, longer than %d", len(p), maxPathBytes))
+	}
+	if !utf8.ValidString(p) {
+		return "", bad("not UTF-8")
+	}
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return "", bad("backslash or control character")
 	}
 	if strings.HasPrefix(p, "/") || isVolume(p) {
-		return "", status.Errorf(codes.InvalidArgument, "pqflight: path %q is absolute; paths are relative to the served root", p)
+		return "", bad("absolute; paths are relative to the served root")
 	}
 	for _, elem := range strings.Split(p, "/") {
 		if elem == ".." {
-			return "", status.Errorf(codes.InvalidArgument, "pqflight: path %q: \"..\" not allowed", p)
+			return "", bad(`".." not allowed`)
+		}
+		if len(elem) > maxNameBytes {
+			return "", bad(fmt.Sprintf("a name of %d bytes, longer than %d", len(elem), maxNameBytes))
 		}
 	}
 	c := path.Clean(p)
 	if c == "." || !fs.ValidPath(c) {
-		return "", status.Errorf(codes.InvalidArgument, "pqflight: path %q does not name a file under the root", p)
+		return "", bad("does not name a file under the root")
 	}
 	if strings.Contains(path.Base(c), tempMarker) {
 		return "", status.Errorf(codes.NotFound, "pqflight: %s: no such file", c)
@@ -60,6 +84,8 @@ func fsStatus(name string, err error) error {
 		return status.Errorf(codes.AlreadyExists, "pqflight: %s already exists", name)
 	case strings.Contains(err.Error(), errPathEscapesText):
 		return status.Errorf(codes.PermissionDenied, "pqflight: %s leaves the served root", name)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return status.Error(codes.InvalidArgument, "pqflight: invalid path: too long")
 	case errors.Is(err, fs.ErrPermission):
 		return status.Errorf(codes.PermissionDenied, "pqflight: %s: permission denied", name)
 	}

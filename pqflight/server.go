@@ -53,11 +53,48 @@ type Options struct {
 	// splits. Receiving larger messages is the grpc.Server's setting
 	// (grpc.MaxRecvMsgSize), not this package's.
 	MaxBatchBytes int64
+	// MaxTicketBytes bounds the JSON of a ticket or command; zero means
+	// DefaultMaxTicketBytes.
+	MaxTicketBytes int
+	// MaxPutColumns bounds the fields of a DoPut stream's schema, nested
+	// fields included (each makes a column writer with its own buffers);
+	// zero means DefaultMaxPutColumns.
+	MaxPutColumns int
+	// MaxPutRowGroupRows and MaxPutRowGroupBytes bound the row groups
+	// DoPut writes, which the server holds in memory (as compressed pages)
+	// until they are complete. A client whose WriteOptions ask for more
+	// gets InvalidArgument; one that leaves them zero gets arrowpq's
+	// defaults lowered to these. Zero means DefaultMaxPutRowGroupRows and
+	// DefaultMaxPutRowGroupBytes.
+	MaxPutRowGroupRows  int
+	MaxPutRowGroupBytes int64
+	// MaxPutMemory bounds the Arrow buffers the record batches of one
+	// DoPut stream hold at once as they are received (a compressed IPC
+	// buffer states its decompressed size, and a hostile one would have
+	// the server allocate whatever it states); a stream that needs more
+	// fails with ResourceExhausted. Zero means DefaultMaxPutMemory.
+	MaxPutMemory int64
 	// Allocator allocates the buffers of record batches read (DoGet) and
-	// received (DoPut). Nil means the reader's own pool for batches read
-	// (it recycles a batch's buffers once the batch is sent) and
-	// memory.DefaultAllocator for batches received.
+	// received (DoPut). Nil means the reader's recycling pool for batches
+	// read (arrowpq.ReadOptions.RecycleBuffers: safe here because a batch
+	// is serialized before the next is read) and memory.DefaultAllocator
+	// for batches received.
 	Allocator memory.Allocator
+}
+
+// The defaults of the DoPut limits of [Options].
+const (
+	DefaultMaxPutColumns       = 10_000
+	DefaultMaxPutRowGroupRows  = arrowpq.DefaultRowGroupRows
+	DefaultMaxPutRowGroupBytes = arrowpq.DefaultRowGroupBytes
+	DefaultMaxPutMemory        = 512 << 20
+)
+
+func orDefault[T int | int64](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // Server is a Flight service over the Parquet files under a root
@@ -69,6 +106,13 @@ type Server struct {
 	root  *os.Root
 	opts  Options
 	alloc memory.Allocator
+
+	// The limits of Options with defaults filled in.
+	maxTicket    int
+	maxColumns   int
+	maxRGRows    int
+	maxRGBytes   int64
+	maxPutMemory int64
 
 	// active counts the DoGet and DoPut handlers running; tests use it to
 	// see that a cancelled stream really ended on the server.
@@ -90,11 +134,20 @@ func NewServer(root string, opts *Options) (*Server, error) {
 	if o.BatchSize < 0 || o.Parallelism < 0 {
 		return nil, fmt.Errorf("pqflight: BatchSize %d or Parallelism %d is negative", o.BatchSize, o.Parallelism)
 	}
+	if o.MaxTicketBytes < 0 || o.MaxPutColumns < 0 || o.MaxPutRowGroupRows < 0 || o.MaxPutRowGroupBytes < 0 || o.MaxPutMemory < 0 {
+		return nil, fmt.Errorf("pqflight: a Max option is negative")
+	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("pqflight: %w", err)
 	}
-	s := &Server{root: r, opts: o, alloc: o.Allocator}
+	s := &Server{root: r, opts: o, alloc: o.Allocator,
+		maxTicket:    orDefault(o.MaxTicketBytes, DefaultMaxTicketBytes),
+		maxColumns:   orDefault(o.MaxPutColumns, DefaultMaxPutColumns),
+		maxRGRows:    orDefault(o.MaxPutRowGroupRows, DefaultMaxPutRowGroupRows),
+		maxRGBytes:   orDefault(o.MaxPutRowGroupBytes, DefaultMaxPutRowGroupBytes),
+		maxPutMemory: orDefault(o.MaxPutMemory, DefaultMaxPutMemory),
+	}
 	if s.alloc == nil {
 		s.alloc = memory.DefaultAllocator
 	}
@@ -112,13 +165,14 @@ func (s *Server) Middleware() []flight.ServerMiddleware {
 	if s.opts.Token == "" {
 		return nil
 	}
-	return []flight.ServerMiddleware{flight.CreateServerBasicAuthMiddleware(tokenValidator{s.opts.Token})}
+	return []flight.ServerMiddleware{s.authMiddleware()}
 }
 
 // Handshake answers the Flight handshake. With a token it accepts the
-// bearer token or HTTP basic auth whose password is the token (any user
-// name), which is what flight.Client.AuthenticateBasicToken sends; the
-// middleware then hands the client the bearer token for later calls.
+// bearer token, as every other call does, or HTTP basic auth whose
+// password is the token (any user name), which is what
+// flight.Client.AuthenticateBasicToken sends; after basic auth the
+// middleware hands the client the bearer token for later calls.
 func (s *Server) Handshake(stream flight.FlightService_HandshakeServer) error {
 	ctx := stream.Context()
 	if s.authorize(ctx) == nil {
@@ -165,11 +219,13 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *o
 		Columns:     t.Columns,
 		BatchSize:   s.opts.BatchSize,
 		Parallelism: s.opts.Parallelism,
-		// Nil unless configured: the reader's own pool then recycles each
-		// batch's buffers once it is sent (a batch is serialized before
-		// the stream's Send returns, and released by the next Next).
-		Allocator: s.opts.Allocator,
-		Context:   ctx,
+		Allocator:   s.opts.Allocator,
+		// Without a configured allocator DoGet recycles buffers: each
+		// batch is serialized into the gRPC message before Send returns
+		// and released by the next Next, and nothing keeps a string or
+		// slice of it, so the pool's contract holds (docs/flight.md).
+		RecycleBuffers: s.opts.Allocator == nil,
+		Context:        ctx,
 	}
 	if len(t.RowGroups) > 0 {
 		opts.RowGroups = t.RowGroups

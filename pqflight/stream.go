@@ -7,11 +7,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"google.golang.org/grpc/codes"
@@ -32,7 +35,7 @@ func (s *Server) DoGet(tk *flight.Ticket, stream flight.FlightService_DoGetServe
 	if err := s.authorize(ctx); err != nil {
 		return err
 	}
-	t, err := decodeTicket(tk.GetTicket())
+	t, err := decodeTicketLimit(tk.GetTicket(), s.maxTicket)
 	if err != nil {
 		return err
 	}
@@ -98,18 +101,34 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	if s.opts.ReadOnly {
 		return status.Error(codes.PermissionDenied, "pqflight: the server is read-only")
 	}
-	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(s.alloc))
+	lim := &limitAllocator{mem: s.alloc, limit: s.maxPutMemory}
+	// Every message header is checked before arrow-go's reader trusts its
+	// counts (ipccheck.go), and the reader allocates within MaxPutMemory.
+	rdr, err := flight.NewRecordReader(checkedStream{stream, s.maxColumns}, ipc.WithAllocator(lim))
 	if err != nil {
+		if errors.Is(err, errPutMemory) {
+			return status.Errorf(codes.ResourceExhausted, "pqflight: DoPut: %v", err)
+		}
 		if errors.Is(err, io.EOF) {
 			return status.Error(codes.InvalidArgument, "pqflight: DoPut stream has no schema")
 		}
 		if ctx.Err() != nil {
 			return status.FromContextError(ctx.Err()).Err()
 		}
+		if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+			return err
+		}
 		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut: %v", err)
 	}
 	defer rdr.Release()
-	cmd, err := putFromDescriptor(rdr.LatestFlightDescriptor())
+	cmd, err := putFromDescriptor(rdr.LatestFlightDescriptor(), s.maxTicket)
+	if err != nil {
+		return err
+	}
+	if n := countFields(rdr.Schema()); n > s.maxColumns {
+		return status.Errorf(codes.InvalidArgument, "pqflight: DoPut schema has %d fields; the server takes at most %d", n, s.maxColumns)
+	}
+	wopts, err := s.putOptions(cmd.Options, rdr.Schema())
 	if err != nil {
 		return err
 	}
@@ -150,7 +169,7 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := arrowpq.NewWriter(bw, rdr.Schema(), cmd.Options)
+	w, err := arrowpq.NewWriter(bw, rdr.Schema(), wopts)
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", name, err)
 	}
@@ -161,14 +180,21 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		}
 	}()
 	var rows int64
-	for rdr.Next() {
+	for batch := 0; rdr.Next(); batch++ {
+		// Write checks every array of the batch before it reads one
+		// (arrowpq.ValidateArray): offsets, lengths, buffer sizes, child
+		// arrays, null counts and dictionary indices sent by the client
+		// are never trusted.
 		rec := rdr.RecordBatch()
 		if err := w.Write(rec); err != nil {
-			return streamStatusCode(ctx, codes.InvalidArgument, "write "+name, err)
+			return streamStatusCode(ctx, codes.InvalidArgument, fmt.Sprintf("write %s: batch %d", name, batch), err)
 		}
 		rows += rec.NumRows()
 	}
 	if err := rdr.Err(); err != nil {
+		if errors.Is(err, errPutMemory) {
+			return status.Errorf(codes.ResourceExhausted, "pqflight: receive: %v", err)
+		}
 		return streamStatusCode(ctx, codes.InvalidArgument, "receive", err)
 	}
 	// A cancelled client may look like a clean end of stream to the reader.
@@ -203,6 +229,51 @@ func (s *Server) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 		return streamStatus(ctx, "send", err)
 	}
 	return nil
+}
+
+// putOptions returns the client's write options within the server's
+// limits: row groups the server holds in memory until they are complete.
+func (s *Server) putOptions(o *arrowpq.WriteOptions, schema *arrow.Schema) (*arrowpq.WriteOptions, error) {
+	var w arrowpq.WriteOptions
+	if o != nil {
+		w = *o
+	}
+	if w.RowGroupRows > s.maxRGRows {
+		return nil, status.Errorf(codes.InvalidArgument, "pqflight: RowGroupRows %d is above the server's limit of %d", w.RowGroupRows, s.maxRGRows)
+	}
+	if w.RowGroupBytes > s.maxRGBytes {
+		return nil, status.Errorf(codes.InvalidArgument, "pqflight: RowGroupBytes %d is above the server's limit of %d", w.RowGroupBytes, s.maxRGBytes)
+	}
+	if w.RowGroupRows <= 0 {
+		w.RowGroupRows = min(arrowpq.DefaultRowGroupRows, s.maxRGRows)
+	}
+	if w.RowGroupBytes <= 0 {
+		w.RowGroupBytes = min(arrowpq.DefaultRowGroupBytes, s.maxRGBytes)
+	}
+	// Bloom filters are allocated whole when the writer starts, one per
+	// leaf column a ColumnOptions key covers (a top-level name covers
+	// every leaf under it): they count against the row group bytes.
+	var bloom int64
+	for key, co := range w.Columns {
+		size := int64(arrowpq.BloomFilterBytes(co.BloomFilterNDV, co.BloomFilterFPP))
+		if size == 0 {
+			continue
+		}
+		leaves := int64(1)
+		if i := schema.FieldIndices(key); len(i) > 0 {
+			leaves = int64(countLeaves(schema.Field(i[0]).Type))
+		}
+		if bloom += size * leaves; bloom > s.maxRGBytes {
+			return nil, status.Errorf(codes.InvalidArgument, "pqflight: bloom filters of %d bytes or more are above the server's limit of %d", bloom, s.maxRGBytes)
+		}
+	}
+	// The writer's memory and CPUs are the server's, whatever the client
+	// asked.
+	w.Allocator = nil
+	if w.Parallelism < 0 || w.Parallelism > runtime.GOMAXPROCS(0) {
+		w.Parallelism = 0
+	}
+	return &w, nil
 }
 
 // commit moves the finished temporary file to name. Without

@@ -51,15 +51,17 @@ type PutCommand struct {
 	Options *arrowpq.WriteOptions `json:"options,omitempty"`
 }
 
-// maxJSON bounds the tickets and commands the server decodes.
-const maxJSON = 1 << 20
+// DefaultMaxTicketBytes bounds the JSON of a ticket or command when
+// Options.MaxTicketBytes is zero. Real tickets are a path and a few lists
+// of numbers and names: well under a kilobyte.
+const DefaultMaxTicketBytes = 64 << 10
 
-// decodeStrict decodes one JSON value into v, refusing unknown fields and
-// trailing data: a ticket is a contract, and a misspelt key silently
-// ignored would read the wrong columns.
-func decodeStrict(what string, b []byte, v any) error {
-	if len(b) > maxJSON {
-		return status.Errorf(codes.InvalidArgument, "pqflight: %s of %d bytes is too large", what, len(b))
+// decodeStrict decodes one JSON value of at most limit bytes into v,
+// refusing unknown fields and trailing data: a ticket is a contract, and a
+// misspelt key silently ignored would read the wrong columns.
+func decodeStrict(what string, b []byte, v any, limit int) error {
+	if len(b) > limit {
+		return status.Errorf(codes.InvalidArgument, "pqflight: %s of %d bytes is larger than the server's limit of %d", what, len(b), limit)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -84,9 +86,11 @@ func encodeTicket(t *Ticket) []byte {
 
 // decodeTicket parses and checks the shape of a ticket; the file and its
 // row groups are checked when it is opened.
-func decodeTicket(b []byte) (Ticket, error) {
+func decodeTicket(b []byte) (Ticket, error) { return decodeTicketLimit(b, DefaultMaxTicketBytes) }
+
+func decodeTicketLimit(b []byte, limit int) (Ticket, error) {
 	var t Ticket
-	if err := decodeStrict("ticket", b, &t); err != nil {
+	if err := decodeStrict("ticket", b, &t, limit); err != nil {
 		return t, err
 	}
 	return t, checkTicket(&t)
@@ -98,10 +102,17 @@ func checkTicket(t *Ticket) error {
 		return err
 	}
 	t.Path = p
+	// Each row group at most once: a ticket repeating one would make the
+	// server read and send it again and again for a few bytes of JSON.
+	seen := make(map[int]bool, len(t.RowGroups))
 	for _, rg := range t.RowGroups {
 		if rg < 0 {
 			return status.Errorf(codes.InvalidArgument, "pqflight: row group %d is negative", rg)
 		}
+		if seen[rg] {
+			return status.Errorf(codes.InvalidArgument, "pqflight: row group %d is named twice", rg)
+		}
+		seen[rg] = true
 	}
 	for _, c := range t.Columns {
 		if c == "" {
@@ -119,13 +130,13 @@ func descriptorPath(d *flight.FlightDescriptor) string {
 }
 
 // ticketFromDescriptor reads the request of GetFlightInfo or GetSchema.
-func ticketFromDescriptor(d *flight.FlightDescriptor) (Ticket, error) {
+func ticketFromDescriptor(d *flight.FlightDescriptor, limit int) (Ticket, error) {
 	var t Ticket
 	switch d.GetType() {
 	case flight.DescriptorPATH:
 		t.Path = descriptorPath(d)
 	case flight.DescriptorCMD:
-		if err := decodeStrict("command", d.GetCmd(), &t); err != nil {
+		if err := decodeStrict("command", d.GetCmd(), &t, limit); err != nil {
 			return t, err
 		}
 	default:
@@ -135,13 +146,13 @@ func ticketFromDescriptor(d *flight.FlightDescriptor) (Ticket, error) {
 }
 
 // putFromDescriptor reads the request of DoPut.
-func putFromDescriptor(d *flight.FlightDescriptor) (PutCommand, error) {
+func putFromDescriptor(d *flight.FlightDescriptor, limit int) (PutCommand, error) {
 	var c PutCommand
 	switch d.GetType() {
 	case flight.DescriptorPATH:
 		c.Path = descriptorPath(d)
 	case flight.DescriptorCMD:
-		if err := decodeStrict("put command", d.GetCmd(), &c); err != nil {
+		if err := decodeStrict("put command", d.GetCmd(), &c, limit); err != nil {
 			return c, err
 		}
 	default:

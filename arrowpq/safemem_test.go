@@ -1,0 +1,228 @@
+package arrowpq
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// safeMemFile writes, with arrow-go's writer, rows of four string columns:
+// "plain" (no dictionary), "dict" (dictionary-encoded, 50 distinct
+// values), "list" (list<string>) and "rec" (struct<name: string>), in row
+// groups of rowGroup rows.
+func safeMemFile(t *testing.T, rows, rowGroup int) []byte {
+	t.Helper()
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "plain", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "dict", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "list", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true},
+		{Name: "rec", Type: arrow.StructOf(arrow.Field{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := 0; i < rows; i++ {
+		b.Field(0).(*array.StringBuilder).Append(safeMemPlain(i))
+		b.Field(1).(*array.StringBuilder).Append(safeMemDict(i))
+		lb := b.Field(2).(*array.ListBuilder)
+		lb.Append(true)
+		lb.ValueBuilder().(*array.StringBuilder).Append(safeMemElem(i, 0))
+		lb.ValueBuilder().(*array.StringBuilder).Append(safeMemElem(i, 1))
+		sb := b.Field(3).(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.StringBuilder).Append(safeMemName(i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(rowGroup)),
+		parquet.WithDictionaryDefault(false), parquet.WithDictionaryFor("dict", true))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func safeMemPlain(i int) string   { return fmt.Sprintf("plain-%08d-%032d", i, i*7) }
+func safeMemDict(i int) string    { return fmt.Sprintf("category-%02d-%030d", i%50, i%50) }
+func safeMemElem(i, j int) string { return fmt.Sprintf("elem-%08d-%d-%024d", i, j, i*j) }
+func safeMemName(i int) string    { return fmt.Sprintf("name-%08d-%028d", i, i*3) }
+
+// keptStrings takes Go strings from the first rows of a batch the way a
+// caller does, without copying (array.String.Value aliases the batch's
+// data buffer), and the values they must keep.
+func keptStrings(t *testing.T, rec arrow.RecordBatch, n int) (got, want []string) {
+	t.Helper()
+	str := func(a arrow.Array) *array.String {
+		if d, ok := a.(*array.Dictionary); ok {
+			return d.Dictionary().(*array.String)
+		}
+		return a.(*array.String)
+	}
+	for i := 0; i < n; i++ {
+		plain := str(rec.Column(0)).Value(i)
+		var dict string
+		if d, ok := rec.Column(1).(*array.Dictionary); ok {
+			dict = str(d).Value(d.GetValueIndex(i))
+		} else {
+			dict = str(rec.Column(1)).Value(i)
+		}
+		l := rec.Column(2).(*array.List)
+		start, _ := l.ValueOffsets(i)
+		elem := l.ListValues().(*array.String).Value(int(start) + 1)
+		name := rec.Column(3).(*array.Struct).Field(0).(*array.String).Value(i)
+		got = append(got, plain, dict, elem, name)
+		want = append(want, safeMemPlain(i), safeMemDict(i), safeMemElem(i, 1), safeMemName(i))
+	}
+	return got, want
+}
+
+// TestDefaultReadKeepsStrings: with the default options, Go strings taken
+// from the first batch (plain, dictionary-encoded, in a list, in a struct;
+// read as strings and as Arrow dictionaries) are unchanged after every
+// later batch of several row groups was read and released. With the old
+// default (the recycling pool) they read another batch's rows.
+func TestDefaultReadKeepsStrings(t *testing.T) {
+	const rows, rowGroup, batch = 40_000, 10_000, 2_500
+	data := safeMemFile(t, rows, rowGroup)
+	for _, c := range []struct {
+		name string
+		opts ReadOptions
+	}{
+		{"default", ReadOptions{BatchSize: batch}},
+		{"serial", ReadOptions{BatchSize: batch, Parallelism: 1}},
+		{"dictionary", ReadOptions{BatchSize: batch, Dictionary: []string{"dict", "plain"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(data), int64(len(data)), &c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if got := len(r.Metadata().Meta.RowGroups); got != rows/rowGroup {
+				t.Fatalf("%d row groups, want %d", got, rows/rowGroup)
+			}
+			var got, want []string
+			batches := 0
+			for r.Next() {
+				if batches == 0 {
+					got, want = keptStrings(t, r.RecordBatch(), 200)
+				}
+				batches++
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			if batches != rows/batch {
+				t.Fatalf("%d batches, want %d", batches, rows/batch)
+			}
+			// Collections run finalizers and would reuse memory nothing
+			// points at; the strings point at theirs.
+			runtime.GC()
+			runtime.GC()
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("string %d of the first batch is %q after the read, want %q", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestRecycleBuffersContract: with RecycleBuffers, the documented
+// behaviour: a later batch is built in the released first batch's data
+// buffer, so a string taken from the first batch without copying now reads
+// another row, while a copy (strings.Clone) keeps its value.
+func TestRecycleBuffersContract(t *testing.T) {
+	const rows, rowGroup, batch = 40_000, 10_000, 2_500
+	data := safeMemFile(t, rows, rowGroup)
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: 1, RecycleBuffers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	first := r.RecordBatch().Column(0).(*array.String)
+	firstData := unsafe.SliceData(first.ValueBytes())
+	aliased := first.Value(0)
+	copied := strings.Clone(aliased)
+	reused := false
+	for r.Next() {
+		s := r.RecordBatch().Column(0).(*array.String)
+		if unsafe.SliceData(s.ValueBytes()) == firstData {
+			reused = true
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !reused {
+		t.Fatal("no later batch reused the first batch's data buffer")
+	}
+	if copied != safeMemPlain(0) {
+		t.Fatalf("the copy reads %q", copied)
+	}
+	if aliased == copied {
+		t.Fatal("the aliased string kept its value although its buffer was recycled")
+	}
+}
+
+// TestRecycleBuffersWithAllocator: the two options exclude each other.
+func TestRecycleBuffersWithAllocator(t *testing.T) {
+	data := safeMemFile(t, 10, 10)
+	_, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{RecycleBuffers: true, Allocator: memory.DefaultAllocator})
+	if err == nil || !strings.Contains(err.Error(), "RecycleBuffers") {
+		t.Fatalf("err = %v, want one naming RecycleBuffers", err)
+	}
+}
+
+// TestFreshAllocator: exact sizes, zeroed memory, and content kept by
+// Reallocate.
+func TestFreshAllocator(t *testing.T) {
+	var a freshAllocator
+	b := a.Allocate(100 << 10)
+	if len(b) != 100<<10 || cap(b) != 100<<10 {
+		t.Fatalf("Allocate: len %d cap %d", len(b), cap(b))
+	}
+	for i := range b {
+		b[i] = 0xff
+	}
+	a.Free(b)
+	c := a.Allocate(100 << 10)
+	if &c[0] == &b[0] || bytes.IndexByte(c, 0xff) >= 0 {
+		t.Fatal("Allocate after Free reused or did not zero memory")
+	}
+	c[0] = 7
+	c = a.Reallocate(200<<10, c)
+	if len(c) != 200<<10 || c[0] != 7 || bytes.IndexByte(c[1:], 7) >= 0 {
+		t.Fatal("Reallocate lost content or left garbage")
+	}
+	c[15] = 9
+	c = a.Reallocate(10, c)
+	c = a.Reallocate(20, c)
+	if c[0] != 7 || c[15] != 0 {
+		t.Fatalf("Reallocate within capacity: %v", c[:20])
+	}
+	if small := a.Allocate(10); len(small) != 10 {
+		t.Fatalf("small Allocate: len %d", len(small))
+	}
+}

@@ -1,0 +1,345 @@
+package arrowpq
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ErrInvalidArray is wrapped by the errors of [Writer.Write] and
+// [ValidateArray] for an Arrow array whose buffers contradict its type or
+// length: offsets that decrease or point past the data, buffers shorter
+// than length × width, children shorter than the parent needs, a null
+// count that disagrees with the validity bitmap, dictionary indices out of
+// range, a child whose type is not the one its parent declares.
+var ErrInvalidArray = errors.New("invalid Arrow array")
+
+// ValidateArray checks that the buffers and children of arr agree with
+// its type and length, as the Writer does with every array before it
+// reads any (O(length): offsets, views, dictionary indices and validity
+// bitmaps are scanned, values are not). An error wraps ErrInvalidArray and
+// names the offending child by its dotted path below arr ("" for arr
+// itself, "element", "a.element", ...).
+func ValidateArray(arr arrow.Array) error {
+	if arr == nil {
+		return fmt.Errorf("nil array: %w", ErrInvalidArray)
+	}
+	return validateData(arr.Data(), arr.DataType(), "")
+}
+
+// arrayError is a validation failure at a path inside a column.
+type arrayError struct {
+	path string
+	msg  string
+}
+
+func (e *arrayError) Error() string {
+	if e.path == "" {
+		return e.msg + ": " + ErrInvalidArray.Error()
+	}
+	return e.path + ": " + e.msg + ": " + ErrInvalidArray.Error()
+}
+
+func (e *arrayError) Unwrap() error { return ErrInvalidArray }
+
+func invalid(path, format string, args ...any) error {
+	return &arrayError{path: path, msg: fmt.Sprintf(format, args...)}
+}
+
+func childPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// validateData checks d, which must have type want, and its children.
+// Nothing is read from a buffer before its size is checked, so a
+// malformed array cannot make it panic.
+func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
+	if d == nil {
+		return invalid(path, "missing array data")
+	}
+	dt := d.DataType()
+	if dt == nil || !arrow.TypeEqual(dt, want) {
+		return invalid(path, "array of type %v where the schema has %v", dt, want)
+	}
+	if ext, ok := dt.(arrow.ExtensionType); ok {
+		dt = ext.StorageType()
+	}
+	n, off := d.Len(), d.Offset()
+	if n < 0 || off < 0 || off > math.MaxInt-n-1 {
+		return invalid(path, "length %d at offset %d", n, off)
+	}
+	end := off + n
+	bufs := d.Buffers()
+	buf := func(i int) []byte {
+		if i >= len(bufs) || bufs[i] == nil {
+			return nil
+		}
+		return bufs[i].Bytes()
+	}
+
+	// Validity.
+	nulls := d.NullN()
+	if dt.ID() == arrow.NULL {
+		if nulls != n && nulls != array.UnknownNullCount {
+			return invalid(path, "null array of length %d with a null count of %d", n, nulls)
+		}
+		return nil
+	}
+	valid := buf(0)
+	if valid != nil && len(valid) < (end+7)/8 {
+		return invalid(path, "validity bitmap of %d bytes for %d slots at offset %d", len(valid), n, off)
+	}
+	if nulls < array.UnknownNullCount || nulls > n {
+		return invalid(path, "null count %d for length %d", nulls, n)
+	}
+	if valid == nil {
+		// An unknown count (-1) without a bitmap too: arrow-go's NullN
+		// would count the bits of a missing bitmap.
+		if nulls != 0 {
+			return invalid(path, "null count %d without a validity bitmap", nulls)
+		}
+	} else if count := n - bitutil.CountSetBits(valid, off, n); nulls != array.UnknownNullCount && nulls != count {
+		return invalid(path, "null count %d, but the validity bitmap has %d nulls", nulls, count)
+	}
+	if valid == nil {
+		nulls = 0
+	}
+	isValid := func(i int) bool { return valid == nil || bitutil.BitIsSet(valid, i) }
+
+	children := d.Children()
+	needChildren := func(k int) error {
+		if len(children) != k {
+			return invalid(path, "%d child arrays, the type has %d", len(children), k)
+		}
+		return nil
+	}
+
+	switch t := dt.(type) {
+	case *arrow.BooleanType:
+		if n > 0 && len(buf(1)) < (end+7)/8 {
+			return invalid(path, "values buffer of %d bytes for %d booleans at offset %d", len(buf(1)), n, off)
+		}
+	case *arrow.DictionaryType:
+		return validateDictionary(d, t, buf(1), off, end, isValid, path)
+	case arrow.FixedWidthDataType:
+		w := t.BitWidth() / 8
+		if w <= 0 {
+			return invalid(path, "type %v has no byte width", dt)
+		}
+		if n > 0 && len(buf(1))/w < end {
+			return invalid(path, "values buffer of %d bytes for %d values of %d bytes at offset %d", len(buf(1)), n, w, off)
+		}
+	case *arrow.StringType, *arrow.BinaryType:
+		return checkOffsets32(buf(1), off, n, len(buf(2)), "data bytes", path)
+	case *arrow.LargeStringType, *arrow.LargeBinaryType:
+		return checkOffsets64(buf(1), off, n, len(buf(2)), "data bytes", path)
+	case *arrow.StringViewType, *arrow.BinaryViewType:
+		return checkViews(bufs, off, n, isValid, path)
+	case *arrow.ListType, *arrow.MapType:
+		if err := needChildren(1); err != nil {
+			return err
+		}
+		elem := t.(arrow.ListLikeType).ElemField()
+		if err := validateData(children[0], elem.Type, childPath(path, elem.Name)); err != nil {
+			return err
+		}
+		return checkOffsets32(buf(1), off, n, children[0].Len(), "child values", path)
+	case *arrow.LargeListType:
+		if err := needChildren(1); err != nil {
+			return err
+		}
+		if err := validateData(children[0], t.Elem(), childPath(path, "element")); err != nil {
+			return err
+		}
+		return checkOffsets64(buf(1), off, n, children[0].Len(), "child values", path)
+	case *arrow.FixedSizeListType:
+		if err := needChildren(1); err != nil {
+			return err
+		}
+		size := int(t.Len())
+		if size < 0 {
+			return invalid(path, "fixed list size %d", size)
+		}
+		if err := validateData(children[0], t.Elem(), childPath(path, "element")); err != nil {
+			return err
+		}
+		if size > 0 && children[0].Len()/size < end {
+			return invalid(path, "child of %d values for %d lists of %d at offset %d", children[0].Len(), n, size, off)
+		}
+	case *arrow.StructType:
+		if err := needChildren(t.NumFields()); err != nil {
+			return err
+		}
+		for i, f := range t.Fields() {
+			if err := validateData(children[i], f.Type, childPath(path, f.Name)); err != nil {
+				return err
+			}
+			if children[i].Len() < end {
+				return invalid(childPath(path, f.Name), "child of length %d in a struct of %d slots at offset %d", children[i].Len(), n, off)
+			}
+		}
+	default:
+		return invalid(path, "arrays of type %v cannot be written", dt)
+	}
+	return nil
+}
+
+// checkOffsets32 checks the int32 offsets of n slots at off: present,
+// starting at or above zero, never decreasing, ending within limit.
+func checkOffsets32(b []byte, off, n, limit int, what, path string) error {
+	if n == 0 && len(b) == 0 {
+		return nil
+	}
+	if len(b)/4 < off+n+1 {
+		return invalid(path, "offsets buffer of %d bytes for %d slots at offset %d", len(b), n, off)
+	}
+	prev := int32(binary.LittleEndian.Uint32(b[4*off:]))
+	if prev < 0 {
+		return invalid(path, "first offset %d is negative", prev)
+	}
+	for i := off + 1; i <= off+n; i++ {
+		v := int32(binary.LittleEndian.Uint32(b[4*i:]))
+		if v < prev {
+			return invalid(path, "offsets decrease at slot %d: %d after %d", i-off-1, v, prev)
+		}
+		prev = v
+	}
+	if int64(prev) > int64(limit) {
+		return invalid(path, "last offset %d is past the %d %s", prev, limit, what)
+	}
+	return nil
+}
+
+// checkOffsets64 is checkOffsets32 for int64 offsets.
+func checkOffsets64(b []byte, off, n, limit int, what, path string) error {
+	if n == 0 && len(b) == 0 {
+		return nil
+	}
+	if len(b)/8 < off+n+1 {
+		return invalid(path, "offsets buffer of %d bytes for %d slots at offset %d", len(b), n, off)
+	}
+	prev := int64(binary.LittleEndian.Uint64(b[8*off:]))
+	if prev < 0 {
+		return invalid(path, "first offset %d is negative", prev)
+	}
+	for i := off + 1; i <= off+n; i++ {
+		v := int64(binary.LittleEndian.Uint64(b[8*i:]))
+		if v < prev {
+			return invalid(path, "offsets decrease at slot %d: %d after %d", i-off-1, v, prev)
+		}
+		prev = v
+	}
+	if prev > int64(limit) {
+		return invalid(path, "last offset %d is past the %d %s", prev, limit, what)
+	}
+	return nil
+}
+
+// checkViews checks the 16-byte views of a string or binary view array:
+// a value of up to 12 bytes is inline; a longer one names a data buffer
+// (counted from buffer 2) and a range that must lie inside it.
+func checkViews(bufs []*memory.Buffer, off, n int, isValid func(int) bool, path string) error {
+	var views []byte
+	if len(bufs) > 1 && bufs[1] != nil {
+		views = bufs[1].Bytes()
+	}
+	if n > 0 && len(views)/16 < off+n {
+		return invalid(path, "views buffer of %d bytes for %d views at offset %d", len(views), n, off)
+	}
+	for i := off; i < off+n; i++ {
+		if !isValid(i) {
+			continue
+		}
+		v := views[16*i : 16*i+16]
+		size := int32(binary.LittleEndian.Uint32(v))
+		if size < 0 {
+			return invalid(path, "view %d has length %d", i-off, size)
+		}
+		if size <= 12 {
+			continue
+		}
+		bi := int64(int32(binary.LittleEndian.Uint32(v[8:])))
+		start := int64(int32(binary.LittleEndian.Uint32(v[12:])))
+		if bi < 0 || bi+2 >= int64(len(bufs)) || bufs[bi+2] == nil {
+			return invalid(path, "view %d names data buffer %d of %d", i-off, bi, max(len(bufs)-2, 0))
+		}
+		if start < 0 || start+int64(size) > int64(bufs[bi+2].Len()) {
+			return invalid(path, "view %d: %d bytes at %d past the %d bytes of data buffer %d", i-off, size, start, bufs[bi+2].Len(), bi)
+		}
+	}
+	return nil
+}
+
+// validateDictionary checks the indices of a dictionary array and its
+// dictionary: every index of a valid slot is within the dictionary.
+func validateDictionary(d arrow.ArrayData, t *arrow.DictionaryType, idx []byte, off, end int, isValid func(int) bool, path string) error {
+	dict := d.Dictionary()
+	if dict == nil {
+		return invalid(path, "dictionary array without a dictionary")
+	}
+	if err := validateData(dict, t.ValueType, childPath(path, "dictionary")); err != nil {
+		return err
+	}
+	it, ok := t.IndexType.(arrow.FixedWidthDataType)
+	if !ok || !arrow.IsInteger(t.IndexType.ID()) {
+		return invalid(path, "dictionary index type %v is not an integer", t.IndexType)
+	}
+	w := it.BitWidth() / 8
+	n := end - off
+	if n > 0 && len(idx)/w < end {
+		return invalid(path, "indices buffer of %d bytes for %d indices of %d bytes at offset %d", len(idx), n, w, off)
+	}
+	size := uint64(dict.Len())
+	signed := arrow.IsSignedInteger(t.IndexType.ID())
+	for i := off; i < end; i++ {
+		if !isValid(i) {
+			continue
+		}
+		var v uint64
+		switch w {
+		case 1:
+			v = uint64(idx[i])
+			if signed {
+				v = uint64(int64(int8(idx[i])))
+			}
+		case 2:
+			v = uint64(binary.LittleEndian.Uint16(idx[2*i:]))
+			if signed {
+				v = uint64(int64(int16(v)))
+			}
+		case 4:
+			v = uint64(binary.LittleEndian.Uint32(idx[4*i:]))
+			if signed {
+				v = uint64(int64(int32(v)))
+			}
+		default:
+			v = binary.LittleEndian.Uint64(idx[8*i:])
+		}
+		// A negative signed index is a huge uint64: out of range too.
+		if v >= size {
+			return invalid(path, "dictionary index %d of slot %d is outside the %d values of the dictionary", int64(v), i-off, size)
+		}
+	}
+	return nil
+}
+
+// validateColumn checks a top-level column of a batch of numRows rows
+// against the schema field it is written as.
+func validateColumn(arr arrow.Array, f arrow.Field, numRows int) error {
+	if arr == nil {
+		return invalid("", "missing column")
+	}
+	if arr.Len() != numRows {
+		return invalid("", "column of %d rows in a batch of %d", arr.Len(), numRows)
+	}
+	return validateData(arr.Data(), f.Type, "")
+}
