@@ -231,9 +231,6 @@ func TestConvertTargets(t *testing.T) {
 			}
 		}
 		t.Run(format+"/fifo", func(t *testing.T) {
-			if format == "parquet" {
-				t.Skip("TODO(lead): remove this skip once the arrowpq.CreateFile change (non-regular targets written straight through) is merged")
-			}
 			dir := t.TempDir()
 			fifo := filepath.Join(dir, "out."+format)
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -269,9 +266,6 @@ func TestConvertTargets(t *testing.T) {
 			readBack(t, data)
 		})
 		t.Run(format+"/symlink", func(t *testing.T) {
-			if format == "parquet" {
-				t.Skip("TODO(lead): remove this skip once the arrowpq.CreateFile change (symlinks never replaced) is merged")
-			}
 			dir := t.TempDir()
 			target := filepath.Join(dir, "real."+format)
 			if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
