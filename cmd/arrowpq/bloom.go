@@ -19,7 +19,7 @@ import (
 
 func init() {
 	register(&command{
-		name:    "bloom",
+		name: "bloom",
 		summary: "ask the bloom filter of column COL in each row group whether it may contain VALUE\n\n" +
 			"VALUE is read by the column's type: integers, floats, true/false, dates (2024-01-31),\n" +
 			"timestamps (RFC 3339, or a number in the column's unit), times (a number in the column's\n" +

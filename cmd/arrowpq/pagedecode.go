@@ -73,6 +73,13 @@ func (p *parquetFile) column(path string) (*metadata.Column, error) {
 // chunkBytes reads the pages of column col in row group rg. It returns the
 // bytes, their file offset and the chunk's metadata.
 func (p *parquetFile) chunkBytes(rg, col int) ([]byte, int64, *format.ColumnMetaData, error) {
+	return p.chunkBytesPad(rg, col, 0)
+}
+
+// chunkBytesPad is chunkBytes with up to pad bytes more at the end, as far
+// as the footer: old parquet-mr left the dictionary page header out of
+// total_compressed_size (PARQUET-816).
+func (p *parquetFile) chunkBytesPad(rg, col int, pad int64) ([]byte, int64, *format.ColumnMetaData, error) {
 	md, err := p.meta.ColumnChunk(rg, col)
 	if err != nil {
 		return nil, 0, nil, err
@@ -81,6 +88,7 @@ func (p *parquetFile) chunkBytes(rg, col int) ([]byte, int64, *format.ColumnMeta
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	n = min(n+pad, p.meta.FooterOffset-off)
 	b := make([]byte, n)
 	if _, err := p.fh.ReadAt(b, off); err != nil {
 		return nil, 0, nil, fmt.Errorf("read column chunk at offset %d: %w", off, err)
@@ -206,6 +214,11 @@ func addFixed(vl *valueList, buf []byte, w int) {
 type pageData struct {
 	numLevels int
 	nulls     int // levels below the max definition level
+	// leafNulls counts only the levels one below the max of an optional
+	// leaf: a null value, not an empty or null list or struct above it.
+	// Writers differ in which of the two null_count holds (parquet-cpp
+	// 1.5 writes this one; data/list_columns.parquet).
+	leafNulls int
 	rows      int // levels with repetition level 0
 	values    *valueList
 }
@@ -243,6 +256,9 @@ func decodeDataPage(c *metadata.Column, p *pagecodec.Page, dict *valueList) (*pa
 			for _, v := range l {
 				if v < c.MaxDef {
 					pd.nulls++
+					if v == c.MaxDef-1 && c.Node.Repetition == format.FieldRepetitionType_OPTIONAL {
+						pd.leafNulls++
+					}
 				}
 			}
 		})
