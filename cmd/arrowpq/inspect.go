@@ -193,8 +193,9 @@ func writeSize(w io.Writer, f *metadata.File, width int) error {
 	if err := t.write(w, "", width); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nfile %d bytes (%s): column chunks %d, footer %d, other %d (magic, page index, bloom filters)\n",
-		f.Size, byteSize(f.Size), tc, f.FooterLength+8, f.Size-tc-f.FooterLength-8)
+	// "other" is the magic, the page index and the bloom filters.
+	_, err := fmt.Fprintf(w, "\nfile %d bytes: column chunks %d, footer %d, other %d\n",
+		f.Size, tc, f.FooterLength+8, f.Size-tc-f.FooterLength-8)
 	return err
 }
 
@@ -332,8 +333,8 @@ func writeDictionary(w io.Writer, p *parquetFile, c *metadata.Column, limit, wid
 		if err != nil {
 			return fmt.Errorf("row group %d, column %s, dictionary page at offset %d: %w", rg, c.DottedPath, pageOff, err)
 		}
-		fmt.Fprintf(w, "row group %d: dictionary page at offset %d, %d values, %d bytes (%d uncompressed, %s, %s)\n",
-			rg, pageOff, vals.len(), h.CompressedPageSize, h.UncompressedPageSize, md.Codec, pg.Encoding)
+		fmt.Fprintf(w, "row group %d: dictionary page at offset %d, %d values\n", rg, pageOff, vals.len())
+		fmt.Fprintf(w, "  %d bytes, %d uncompressed (%s), %s\n", h.CompressedPageSize, h.UncompressedPageSize, md.Codec, pg.Encoding)
 		digits := len(strconv.Itoa(max(vals.len()-1, 0)))
 		for i := range vals.len() {
 			if limit > 0 && i == limit {
@@ -354,24 +355,28 @@ func writeColumnIndex(w io.Writer, p *parquetFile, c *metadata.Column, width int
 	for rg, g := range p.meta.Meta.RowGroups {
 		ci, cerr := metadata.ReadColumnIndex(p.fh, p.meta, rg, c.Index)
 		oi, oerr := metadata.ReadOffsetIndex(p.fh, p.meta, rg, c.Index)
-		head := fmt.Sprintf("row group %d (%d rows):", rg, g.NumRows)
+		fmt.Fprintf(w, "row group %d, %s\n", rg, plural(g.NumRows, "row"))
+		var head string
 		switch {
 		case ci == nil && cerr == nil:
-			head += " no column index;"
+			head = "no column index"
 		case cerr != nil:
-			head += " column index error: " + oneLine(cerr.Error()) + ";"
+			head = "column index error: " + oneLine(cerr.Error())
 		default:
-			head += fmt.Sprintf(" column index (%d pages, boundary order %s);", len(ci.NullPages), ci.BoundaryOrder)
+			head = fmt.Sprintf("column index: %s, %s", plural(int64(len(ci.NullPages)), "page"), ci.BoundaryOrder)
 		}
 		switch {
 		case oi == nil && oerr == nil:
-			head += " no offset index"
+			head += "; no offset index"
 		case oerr != nil:
-			head += " offset index error: " + oneLine(oerr.Error())
+			head += "; offset index error: " + oneLine(oerr.Error())
 		default:
-			head += fmt.Sprintf(" offset index (%d pages)", len(oi.PageLocations))
+			head += fmt.Sprintf("; offset index: %s", plural(int64(len(oi.PageLocations)), "page"))
 		}
-		fmt.Fprintln(w, head)
+		if width > 0 {
+			head = cut(head, width-2)
+		}
+		fmt.Fprintln(w, "  "+head)
 		n := 0
 		if ci != nil {
 			n = len(ci.NullPages)
