@@ -270,7 +270,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	path := c.DottedPath
 	md, err := f.ColumnChunk(rg, c.Index)
 	if err != nil {
-		ck.add(rg, path, -1, -1, "%s", strings.TrimPrefix(err.Error(), "metadata: "))
+		ck.add(rg, path, -1, -1, "%s", localText(err, rg, path))
 		return 0, 0
 	}
 	if numRows == 0 && md.NumValues == 0 {
@@ -278,7 +278,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	}
 	chunk, off, _, err := p.chunkBytes(rg, c.Index)
 	if err != nil {
-		ck.add(rg, path, -1, -1, "%s", strings.TrimPrefix(err.Error(), "metadata: "))
+		ck.add(rg, path, -1, -1, "%s", localText(err, rg, path))
 		return 0, md.TotalCompressedSize
 	}
 	short := parquet816(p, rg, c, md, chunk, off)
@@ -291,16 +291,16 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	comparable := metadata.SortOrder(c) != metadata.OrderUndefined
 	ci, cierr := metadata.ReadColumnIndex(p.fh, f, rg, c.Index)
 	if cierr != nil {
-		ck.add(rg, path, -1, -1, "%s", strings.TrimPrefix(cierr.Error(), "metadata: "))
+		ck.add(rg, path, -1, -1, "%s", localText(cierr, rg, path))
 	}
 	oi, oierr := metadata.ReadOffsetIndex(p.fh, f, rg, c.Index)
 	if oierr != nil {
-		ck.add(rg, path, -1, -1, "%s", strings.TrimPrefix(oierr.Error(), "metadata: "))
+		ck.add(rg, path, -1, -1, "%s", localText(oierr, rg, path))
 	}
 	bf, bferr := metadata.ReadBloomFilter(p.fh, f, rg, c.Index)
 	if bferr != nil {
 		if !errors.Is(bferr, metadata.ErrNoBloomFilter) {
-			ck.add(rg, path, -1, -1, "%s", strings.TrimPrefix(bferr.Error(), "metadata: "))
+			ck.add(rg, path, -1, -1, "%s", localText(bferr, rg, path))
 		}
 		bf = nil
 	}
@@ -461,7 +461,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		at("the bloom filter rules out %d values present in the chunk, the first %s", bloomMissing, bloomFirst)
 	}
 	if s, err := metadata.ColumnStats(f, rg, c.Index); err != nil {
-		at("statistics: %s", strings.TrimPrefix(err.Error(), "metadata: "))
+		at("statistics: %s", localText(err, rg, path))
 	} else {
 		ck.stats(rg, path, -1, -1, "column chunk statistics", s, nullCounts{tot.nulls, tot.leafNulls}, tot.min, tot.max, tot.hasMinMax)
 	}
@@ -624,5 +624,21 @@ func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMet
 		if end := r.Offset(); end >= len(chunk) {
 			return int64(end - len(chunk))
 		}
+	}
+}
+
+// localText is the text of a metadata error without the package prefix and
+// the location the finding already names.
+func localText(err error, rg int, path string) string {
+	s := err.Error()
+	for {
+		t := strings.TrimPrefix(s, "metadata: ")
+		t = strings.TrimPrefix(t, fmt.Sprintf("row group %d: ", rg))
+		t = strings.TrimPrefix(t, fmt.Sprintf("row group %d, column %s: ", rg, path))
+		t = strings.TrimPrefix(t, fmt.Sprintf("column %s: ", path))
+		if t == s {
+			return s
+		}
+		s = t
 	}
 }
