@@ -33,15 +33,15 @@ func init() {
 		summary: "verify a Parquet file: checksums, statistics, page index, sizes, bloom filters, ARROW:schema\n\n" +
 			"check recomputes from the data what the file claims about it and prints every\n" +
 			"disagreement on one line with where it is (row group, column, page, offset):\n" +
-			"  - page CRCs, where present;\n" +
-			"  - column chunk and page header statistics (min/max cover the values, null counts);\n" +
-			"  - the column index (null_pages, null_counts, min/max) and the offset index (page\n" +
+			"  * page CRCs, where present;\n" +
+			"  * column chunk and page header statistics (min/max cover the values, null counts);\n" +
+			"  * the column index (null_pages, null_counts, min/max) and the offset index (page\n" +
 			"    offsets and sizes, first_row_index) against the pages;\n" +
-			"  - footer offsets and sizes: chunks inside the file, total sizes and value counts equal\n" +
+			"  * footer offsets and sizes: chunks inside the file, total sizes and value counts equal\n" +
 			"    the sum over the pages, row counts add up;\n" +
-			"  - bloom filters contain every value of their chunk;\n" +
-			"  - ARROW:schema matches the Parquet schema;\n" +
-			"  - the whole file reads with arrowpq.\n" +
+			"  * bloom filters contain every value of their chunk;\n" +
+			"  * ARROW:schema matches the Parquet schema;\n" +
+			"  * the whole file reads with arrowpq.\n" +
 			"Exit status 1 when anything is wrong; 0 with a one-line summary when all is well.",
 		usage: "FILE",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
@@ -458,7 +458,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		at("dictionary_page_offset is %d, the dictionary page is at %d", *d, tot.dictOffset)
 	}
 	if bloomMissing > 0 {
-		at("the bloom filter rules out %d values present in the chunk, the first %s", bloomMissing, bloomFirst)
+		at("the bloom filter rules out %s present in the chunk, the first %s", plural(int64(bloomMissing), "value"), bloomFirst)
 	}
 	if s, err := metadata.ColumnStats(f, rg, c.Index); err != nil {
 		at("statistics: %s", localText(err, rg, path))

@@ -203,7 +203,7 @@ func TestCheckFindsCorruption(t *testing.T) {
 			v := binary.LittleEndian.Uint32(d[word:]) &^ (1 << bit)
 			binary.LittleEndian.PutUint32(d[word:], v)
 			return d
-		}, []string{"row group 0, column s: the bloom filter rules out ", `values present in the chunk, the first `}},
+		}, []string{"row group 0, column s: the bloom filter rules out ", ` present in the chunk, the first `}},
 		{"chunk outside the file", func(t *testing.T, data []byte) []byte {
 			f := footerOf(t, data)
 			f.Meta.RowGroups[0].Columns[0].MetaData.TotalCompressedSize = 1 << 40
@@ -237,6 +237,7 @@ func TestCheckFindsCorruption(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, code := runCheck(t, c.corrupt(t, good))
+			t.Logf("check:\n%s", out)
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
 			}

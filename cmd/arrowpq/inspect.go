@@ -84,12 +84,13 @@ func init() {
 	register(&command{
 		name:    "dictionary",
 		summary: "print the dictionary of column COL in each row group: sizes, count and values",
-		usage:   "[-n N] FILE COL",
+		usage:   "[--limit N] FILE COL",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-			limit := fs.Int("n", 0, "print at most `N` values per dictionary (0: all)")
+			limit := fs.Int("limit", 0, "print at most `N` values per dictionary (0: all)")
+			fs.IntVar(limit, "n", 0, "same as --limit")
 			return columnCommand(func(p *parquetFile, c *metadata.Column, out io.Writer) error {
 				if *limit < 0 {
-					return &usageError{"-n must not be negative"}
+					return &usageError{"--limit must not be negative"}
 				}
 				return writeDictionary(out, p, c, *limit, outputWidth(out))
 			})

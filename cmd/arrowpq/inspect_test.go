@@ -20,6 +20,7 @@ var inspectGolden = []struct {
 	{"alltypes_plain.pages.string_col", []string{"pages", "alltypes_plain.parquet", "string_col"}},
 	{"alltypes_plain.dictionary.string_col", []string{"dictionary", "alltypes_plain.parquet", "string_col"}},
 	{"alltypes_plain.dictionary.timestamp_col", []string{"dictionary", "alltypes_plain.parquet", "timestamp_col"}},
+	{"alltypes_plain.dictionary.timestamp_col.limit3", []string{"dictionary", "--limit", "3", "alltypes_plain.parquet", "timestamp_col"}},
 	{"alltypes_plain.footer", []string{"footer", "--json", "alltypes_plain.parquet"}},
 	{"alltypes_plain.check", []string{"check", "alltypes_plain.parquet"}},
 	{"data_index_bloom_encoding_stats.pages.String", []string{"pages", "data_index_bloom_encoding_stats.parquet", "String"}},
