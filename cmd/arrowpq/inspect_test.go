@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // inspectGolden are the inspection commands run by TestInspectGolden, each
@@ -195,3 +198,73 @@ func TestInspectFitsTerminal(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// TestBloomDuckDB asks the bloom filters DuckDB 1.5.5 wrote (one per
+// dictionary-encoded chunk) about every present value and 200 absent ones
+// of each type. testdata/duckdb_bloom.parquet was written with
+// node and @duckdb/node-api from ../shared/oracle:
+//
+//	COPY (SELECT (x % 200)::INTEGER AS i, (x % 200)::BIGINT * 1000000007 AS b,
+//	  DATE '2024-01-01' + (x % 200)::INTEGER AS d, ((x % 200) * 1.25)::DECIMAL(9,2) AS dec,
+//	  ((x % 200) * 1.25)::DECIMAL(20,3) AS bigdec,
+//	  'name-' || (x % 200) AS s, TIMESTAMP '2024-01-01 00:00:00' + to_seconds((x % 200)::BIGINT * 61) AS ts,
+//	  ('00000000-0000-0000-0000-' || lpad((x % 200)::VARCHAR, 12, '0'))::UUID AS id,
+//	  (x % 200) / 4.0 AS f, (x % 200)::UINTEGER AS u
+//	  FROM range(4000) t(x)) TO 'duckdb_bloom.parquet' (FORMAT parquet)
+//
+// so VALUE parsing (dates, timestamps, UUIDs, decimals, unsigned, doubles) and hashing are
+// checked against another writer. bigdec is PLAIN and has no filter.
+func TestBloomDuckDB(t *testing.T) {
+	const file = "testdata/duckdb_bloom.parquet"
+	date := func(days int) string {
+		return time.Date(2024, 1, 1+days, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+	}
+	dec := func(k int) string { return strconv.FormatFloat(float64(k)*1.25, 'f', 2, 64) }
+	for _, c := range []struct {
+		col    string
+		value  func(k int) string // k in [0, 200) is present, [200, 400) absent
+		absent func(k int) string
+	}{
+		{"i", strconv.Itoa, nil},
+		{"b", func(k int) string { return strconv.FormatInt(int64(k)*1000000007, 10) }, nil},
+		{"d", date, nil},
+		{"dec", dec, nil},
+		{"s", func(k int) string { return "name-" + strconv.Itoa(k) }, nil},
+		{"ts", func(k int) string {
+			return time.Date(2024, 1, 1, 0, 0, k*61, 0, time.UTC).Format(time.RFC3339)
+		}, nil},
+		{"id", func(k int) string { return fmt.Sprintf("00000000-0000-0000-0000-%012d", k) }, nil},
+		{"f", func(k int) string { return strconv.FormatFloat(float64(k)/4, 'g', -1, 64) }, nil},
+		{"u", strconv.Itoa, func(k int) string { return strconv.FormatUint(4_000_000_000+uint64(k), 10) }},
+	} {
+		t.Run(c.col, func(t *testing.T) {
+			absent := c.absent
+			if absent == nil {
+				absent = c.value
+			}
+			out := 0
+			for k := range 200 {
+				got, errOut, code := runCLI("bloom", file, c.col, c.value(k))
+				if code != 0 || got != "row group 0: may contain\n" {
+					t.Errorf("%s = %s is in the file: exit %d, %q %q", c.col, c.value(k), code, got, errOut)
+				}
+				got, errOut, code = runCLI("bloom", file, c.col, absent(200+k))
+				if code != 0 {
+					t.Fatalf("%s = %s: exit %d, %s", c.col, absent(200+k), code, errOut)
+				}
+				if got == "row group 0: definitely not\n" {
+					out++
+				}
+			}
+			if out < 190 {
+				t.Errorf("only %d of 200 absent values are ruled out", out)
+			}
+		})
+	}
+	if got, _, _ := runCLI("bloom", file, "bigdec", "1.5"); got != "row group 0: no bloom filter\n" {
+		t.Errorf("bigdec: %q", got)
+	}
+	if got, _, code := runCLI("check", file); code != 0 {
+		t.Errorf("check of DuckDB's file: exit %d\n%s", code, got)
+	}
+}
