@@ -16,6 +16,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -176,6 +177,7 @@ func (ck *checker) file(path string) {
 	f := p.meta
 	ck.schema(f)
 	var rows, pages int64
+	ck.overlaps(f)
 	for rg, g := range f.Meta.RowGroups {
 		rows += g.NumRows
 		if g.NumRows < 0 {
@@ -362,6 +364,12 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		if err != nil {
 			ck.add(rg, path, ord, hdrOff, "%v", err)
 			return pages, md.TotalCompressedSize
+		}
+		// A chunk starts with a row; a page that starts inside a row
+		// cannot be found through the offset index, and a DATA_PAGE_V2
+		// must not (it counts num_rows).
+		if pd.firstRep != 0 && (dataPage == 0 || pg.Type == format.PageType_DATA_PAGE_V2 || oi != nil) {
+			ck.add(rg, path, ord, hdrOff, "the page starts inside a row (first repetition level %d)", pd.firstRep)
 		}
 		tot.values += int64(pd.numLevels)
 		tot.nulls += int64(pd.nulls)
@@ -640,5 +648,31 @@ func localText(err error, rg int, path string) string {
 			return s
 		}
 		s = t
+	}
+}
+
+// overlaps reports column chunks whose byte ranges overlap.
+func (ck *checker) overlaps(f *metadata.File) {
+	type span struct {
+		start, end int64
+		rg         int
+		path       string
+	}
+	var spans []span
+	for rg := range f.Meta.RowGroups {
+		for _, c := range f.Schema.Columns {
+			off, n, err := f.ChunkRange(rg, c.Index)
+			if err != nil || n == 0 {
+				continue // reported with the chunk
+			}
+			spans = append(spans, span{off, off + n, rg, c.DottedPath})
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmpOrdered(a.start, b.start) })
+	for i := 1; i < len(spans); i++ {
+		if a, b := spans[i-1], spans[i]; b.start < a.end {
+			ck.add(b.rg, b.path, -1, -1, "the column chunk at offset %d overlaps the one of row group %d, column %s, which ends at %d",
+				b.start, a.rg, a.path, a.end)
+		}
 	}
 }

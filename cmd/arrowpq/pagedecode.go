@@ -220,6 +220,7 @@ type pageData struct {
 	// 1.5 writes this one; data/list_columns.parquet).
 	leafNulls int
 	rows      int // levels with repetition level 0
+	firstRep  int // the repetition level of the first level, 0 without
 	values    *valueList
 }
 
@@ -268,7 +269,11 @@ func decodeDataPage(c *metadata.Column, p *pagecodec.Page, dict *valueList) (*pa
 	}
 	if c.MaxRep > 0 {
 		pd.rows = 0
+		first := true
 		err := count(p.RepetitionLevels, p.RepetitionLevelEncoding, c.MaxRep, func(l []int16) {
+			if first && len(l) > 0 {
+				pd.firstRep, first = int(l[0]), false
+			}
 			for _, v := range l {
 				if v == 0 {
 					pd.rows++
