@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,7 +24,10 @@ import (
 // checkedFile writes 1,000 rows (a: int64 0..999 with every 7th null, s:
 // "v0".."v999") with page index, page CRCs, bloom filters, no dictionary,
 // uncompressed, 100 rows per page; check passes it.
-func checkedFile(t *testing.T) []byte {
+func checkedFile(t *testing.T) []byte { return writeChecked(t, arrowpq.Off, arrowpq.Uncompressed) }
+
+// writeChecked is checkedFile with the dictionary and codec given.
+func writeChecked(t *testing.T, dict arrowpq.Toggle, codec arrowpq.Compression) []byte {
 	t.Helper()
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
@@ -41,7 +47,7 @@ func checkedFile(t *testing.T) []byte {
 	defer rec.Release()
 	var buf bytes.Buffer
 	w, err := arrowpq.NewWriter(&buf, sc, &arrowpq.WriteOptions{
-		Compression: arrowpq.Uncompressed, Dictionary: arrowpq.Off, PageIndex: arrowpq.On,
+		Compression: codec, Dictionary: dict, PageIndex: arrowpq.On,
 		PageChecksums: arrowpq.On, MaxRowsPerPage: 100,
 		Columns: map[string]arrowpq.ColumnOptions{"a": {BloomFilterNDV: 1000}, "s": {BloomFilterNDV: 1000}},
 	})
@@ -370,5 +376,61 @@ func TestCheckBadFiles(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCheckNeverPanics runs check and the inspection commands on copies of
+// checkedFile with one byte changed at a random place, or cut short
+// (seeded; the seed is logged): they must report errors or pass, never
+// panic.
+func TestCheckNeverPanics(t *testing.T) {
+	files := [][]byte{checkedFile(t), writeChecked(t, arrowpq.On, arrowpq.Snappy)}
+	if out, code := runCheck(t, files[1]); code != 0 {
+		t.Fatalf("the dictionary-encoded Snappy file: exit %d\n%s", code, out)
+	}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	dir := t.TempDir()
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	for i := range n {
+		good := files[i%2]
+		d := append([]byte(nil), good...)
+		what := ""
+		if i%5 == 4 {
+			d = d[:rng.IntN(len(d))]
+			what = fmt.Sprintf("cut to %d bytes", len(d))
+		} else {
+			at := rng.IntN(len(d))
+			// Half the changes hit the footer, where the structure is.
+			if i%4 < 2 {
+				at = len(d) - 8 - rng.IntN(min(len(d)-8, 3000))
+			}
+			d[at] ^= byte(1 + rng.IntN(255))
+			what = fmt.Sprintf("byte %d changed", at)
+		}
+		path := filepath.Join(dir, "f.parquet")
+		if err := os.WriteFile(path, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s: panic: %v", what, r)
+				}
+			}()
+			runCLI("check", path)
+			for _, col := range []string{"a", "s"} {
+				runCLI("pages", path, col)
+				runCLI("dictionary", path, col)
+				runCLI("column-index", path, col)
+				runCLI("bloom", path, col, "7")
+			}
+			runCLI("size", path)
+			runCLI("footer", "--json", path)
+		}()
 	}
 }
