@@ -215,6 +215,13 @@ func TestCheckFindsCorruption(t *testing.T) {
 			f.Meta.RowGroups[0].Columns[0].MetaData.TotalCompressedSize = 1 << 40
 			return withFooter(t, data, f, nil)
 		}, []string{"row group 0, column a: ", "lies outside the data of the file"}},
+		{"overlapping chunks", func(t *testing.T, data []byte) []byte {
+			f := footerOf(t, data)
+			a := f.Meta.RowGroups[0].Columns[colIndex(f, "a")].MetaData
+			s := f.Meta.RowGroups[0].Columns[colIndex(f, "s")].MetaData
+			s.DataPageOffset = a.DataPageOffset + a.TotalCompressedSize - 10
+			return withFooter(t, data, f, nil)
+		}, []string{"row group 0, column s: the column chunk at offset ", "overlaps the one of row group 0, column a, which ends at "}},
 		{"uncompressed size", func(t *testing.T, data []byte) []byte {
 			f := footerOf(t, data)
 			f.Meta.RowGroups[0].Columns[1].MetaData.TotalUncompressedSize += 3
