@@ -18,9 +18,13 @@ import (
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
-// maxValueBytes bounds the values of one page that are materialized; a page
-// header can announce billions of values in a few bytes of RLE.
-const maxValueBytes = 256 << 20
+// maxValueBytes and maxValues bound the values of one page that are
+// materialized; a page header can announce billions of values in a few
+// bytes of RLE.
+const (
+	maxValueBytes = 256 << 20
+	maxValues     = 32 << 20
+)
 
 // parquetFile is an open Parquet file with its footer.
 type parquetFile struct {
@@ -122,6 +126,14 @@ func (v *valueList) at(i int) []byte {
 	return v.data[start:v.ends[i]]
 }
 
+// check fails once the values take more than maxValueBytes.
+func (v *valueList) check() error {
+	if len(v.data) > maxValueBytes {
+		return fmt.Errorf("values of more than %d bytes in one page, more than this command decodes", maxValueBytes)
+	}
+	return nil
+}
+
 func (v *valueList) add(b []byte) {
 	v.data = append(v.data, b...)
 	v.ends = append(v.ends, len(v.data))
@@ -159,11 +171,7 @@ func decodePlain(c *metadata.Column, src []byte, n int) (*valueList, error) {
 			}
 			addBits(vl, bm, n)
 		case w == 0:
-			offs, data, err := d.DecodeByteArray([]int32{0}, nil, n)
-			if err != nil {
-				return err
-			}
-			addOffsets(vl, offs, data)
+			return decodeByteArrays(vl, n, d.DecodeByteArray)
 		default:
 			buf := make([]byte, n*w)
 			if _, err := d.DecodeFixedLenByteArray(buf, w); err != nil {
@@ -182,8 +190,8 @@ func decodeWith(c *metadata.Column, n int, src []byte, fill func(*valueList, int
 	if c.Physical == format.Type_FIXED_LEN_BYTE_ARRAY && w <= 0 {
 		return nil, fmt.Errorf("FIXED_LEN_BYTE_ARRAY of width %d", w)
 	}
-	if n < 0 || int64(n)*int64(max(w, 1)) > maxValueBytes {
-		return nil, fmt.Errorf("%d values exceed the %d bytes this command decodes per page", n, maxValueBytes)
+	if n < 0 || n > maxValues || int64(n)*int64(max(w, 1)) > maxValueBytes {
+		return nil, fmt.Errorf("%d values in one page, more than this command decodes (%d values, %d bytes)", n, maxValues, maxValueBytes)
 	}
 	vl := &valueList{ends: make([]int, 0, min(n, len(src)*8+1))}
 	if err := fill(vl, w); err != nil {
@@ -196,6 +204,27 @@ func addBits(vl *valueList, bm []byte, n int) {
 	for i := range n {
 		vl.add([]byte{bm[i/8] >> (i % 8) & 1})
 	}
+}
+
+// decodeByteArrays decodes n byte arrays in batches, so that the values
+// of a page stop at maxValueBytes whatever their lengths.
+func decodeByteArrays(vl *valueList, n int, decode func([]int32, []byte, int) ([]int32, []byte, error)) error {
+	offs := []int32{0}
+	var data []byte
+	for done := 0; done < n; {
+		k := min(n-done, 4096)
+		var err error
+		offs, data, err = decode(offs[:1], data[:0], k)
+		if err != nil {
+			return err
+		}
+		addOffsets(vl, offs, data)
+		if err := vl.check(); err != nil {
+			return err
+		}
+		done += k
+	}
+	return nil
 }
 
 func addOffsets(vl *valueList, offs []int32, data []byte) {
@@ -319,6 +348,9 @@ func decodeValues(c *metadata.Column, enc format.Encoding, src []byte, n int, di
 				for _, i := range idx[:k] {
 					vl.add(dict.at(int(i)))
 				}
+				if err := vl.check(); err != nil {
+					return err
+				}
 				done += k
 			}
 			return nil
@@ -369,12 +401,7 @@ func decodeValues(c *metadata.Column, enc format.Encoding, src []byte, n int, di
 			return nil, err
 		}
 		return decodeWith(c, n, src, func(vl *valueList, _ int) error {
-			offs, data, err := d.DecodeByteArray([]int32{0}, nil, n)
-			if err != nil {
-				return err
-			}
-			addOffsets(vl, offs, data)
-			return nil
+			return decodeByteArrays(vl, n, d.DecodeByteArray)
 		})
 	case format.Encoding_DELTA_BYTE_ARRAY:
 		var d pagecodec.DeltaByteArrayDecoder
@@ -390,12 +417,7 @@ func decodeValues(c *metadata.Column, enc format.Encoding, src []byte, n int, di
 				addFixed(vl, buf, w)
 				return nil
 			}
-			offs, data, err := d.DecodeByteArray([]int32{0}, nil, n)
-			if err != nil {
-				return err
-			}
-			addOffsets(vl, offs, data)
-			return nil
+			return decodeByteArrays(vl, n, d.DecodeByteArray)
 		})
 	case format.Encoding_BYTE_STREAM_SPLIT:
 		w := fixedWidth(c)
