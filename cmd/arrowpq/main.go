@@ -166,12 +166,16 @@ func printTopUsage(w io.Writer) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	pad := len("version")
+	for _, name := range names {
+		pad = max(pad, len(name))
+	}
 	for _, name := range names {
 		// The first line of the summary; the rest is for --help.
 		first, _, _ := strings.Cut(commands[name].summary, "\n")
-		fmt.Fprintf(w, "  %-8s %s\n", name, first)
+		fmt.Fprintf(w, "  %-*s %s\n", pad, name, first)
 	}
-	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version")
+	fmt.Fprintf(w, "  %-*s %s\n", pad, "version", "print the version")
 	fmt.Fprintf(w, "\nRun 'arrowpq <command> --help' for the flags of a command.\n")
 }
 
