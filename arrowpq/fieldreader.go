@@ -114,6 +114,10 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 			lr.dense.startBinary(fr.mem, numRows)
 		}
 		if lr.conv != nil {
+			if err := lr.checkBatchBytes(numRows, lr.conv.width); err != nil {
+				fr.releaseDirect()
+				return nil, err
+			}
 			lr.dense.startConv(fr.mem, numRows, lr.conv.width)
 		}
 		got, err := lr.readBatch(numRows)

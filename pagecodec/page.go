@@ -32,8 +32,13 @@ import (
 )
 
 // DefaultMaxPageSize is the largest page body (compressed or not) a
-// [PageReader] accepts when [PageReaderOptions.MaxPageSize] is 0.
-const DefaultMaxPageSize = 256 << 20
+// [PageReader] accepts when [PageReaderOptions.MaxPageSize] is 0, and the
+// default of arrowpq.ReadOptions.MaxPageSize, which refers to it: one limit
+// for both layers. Real writers stay far below it; a larger page is more
+// likely a corrupt header than data. It bounds what a header may claim, not
+// what is allocated: the buffer for a compressed page grows only as far as
+// its body can decode (see [Decompressor.DecompressGrow]).
+const DefaultMaxPageSize = 1 << 30
 
 // maxHeaderSize bounds the bytes a page header may take; statistics with long
 // binary min/max values are the only thing that makes headers big.
@@ -353,17 +358,23 @@ func (r *PageReader) decompressWith(codec format.CompressionCodec, body []byte, 
 		}
 		return body, nil
 	}
-	if cap(r.buf) < size {
-		// Headroom, so that pages of slightly different sizes reuse
-		// one buffer rather than each leaving the last to the collector.
-		r.buf = nil
-		r.buf = make([]byte, size, size+size/8)
+	if cap(r.buf) >= size {
+		dst := r.buf[:size]
+		if err := r.dec.Decompress(codec, dst, body); err != nil {
+			return nil, err
+		}
+		return dst, nil
 	}
-	dst := r.buf[:size]
-	if err := r.dec.Decompress(codec, dst, body); err != nil {
+	// The header's size is not trusted with an allocation: the buffer
+	// grows only as far as the body can decode.
+	buf, err := r.dec.DecompressGrow(codec, r.buf[:0], body, size)
+	if cap(buf) > cap(r.buf) {
+		r.buf = buf[:0]
+	}
+	if err != nil {
 		return nil, err
 	}
-	return dst, nil
+	return buf, nil
 }
 
 func (r *PageReader) readV1(p *Page, body []byte) error {
