@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
 	"github.com/arrowpq/arrowpq/typemap"
 )
 
@@ -339,6 +341,30 @@ func spreadBits(dst, dense []byte, s slots) {
 
 // buildBinary builds a binary or string array: the data stays as decoded,
 // and null slots get empty ranges in the offsets.
+// checkUTF8 checks that the byte arrays given by offsets into data are
+// UTF-8, as Arrow requires of strings: the data in one pass, then that no
+// value starts on a continuation byte (which would split a character
+// between two values that are each invalid).
+func checkUTF8(offsets []int32, data []byte) error {
+	if utf8.Valid(data) {
+		ok := true
+		for _, o := range offsets {
+			if int(o) < len(data) {
+				ok = ok && data[o]&0xc0 != 0x80
+			}
+		}
+		if ok {
+			return nil
+		}
+	}
+	for i := 0; i+1 < len(offsets); i++ {
+		if v := data[offsets[i]:offsets[i+1]]; !utf8.Valid(v) {
+			return fmt.Errorf("string value %d is not valid UTF-8 (%q): %w", i, v[:min(len(v), 16)], pagecodec.ErrCorrupt)
+		}
+	}
+	return fmt.Errorf("string values are not valid UTF-8: %w", pagecodec.ErrCorrupt)
+}
+
 func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slots, validBuf *memory.Buffer) (arrow.Array, error) {
 	offsets, data := d.offsets, d.data
 	if d.physical == format.Type_FIXED_LEN_BYTE_ARRAY {
@@ -351,6 +377,13 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 	if len(data) > maxByteArrayData && (dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY) {
 		return nil, fmt.Errorf("%d bytes of %s in one batch exceed 32-bit offsets; read with a smaller BatchSize: %w",
 			len(data), dt, errOutOfRange)
+	}
+	switch dt.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		if err := checkUTF8(offsets, data); err != nil {
+			releaseBuffers(validBuf)
+			return nil, err
+		}
 	}
 	switch dt.ID() {
 	case arrow.STRING, arrow.BINARY:

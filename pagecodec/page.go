@@ -34,11 +34,14 @@ import (
 // DefaultMaxPageSize is the largest page body (compressed or not) a
 // [PageReader] accepts when [PageReaderOptions.MaxPageSize] is 0, and the
 // default of arrowpq.ReadOptions.MaxPageSize, which refers to it: one limit
-// for both layers. Real writers stay far below it; a larger page is more
-// likely a corrupt header than data. It bounds what a header may claim, not
-// what is allocated: the buffer for a compressed page grows only as far as
-// its body can decode (see [Decompressor.DecompressGrow]).
-const DefaultMaxPageSize = 1 << 30
+// for both layers. Real writers stay far below it (parquet-mr and
+// parquet-cpp cut pages at 1 MiB; arrow-go's reader has the same 256 MiB
+// default); a larger page is more likely a corrupt header than data. It
+// bounds what a header may claim, not what is allocated: the buffer for a
+// compressed page grows only as far as its body decodes (see
+// [Decompressor.DecompressGrow]). At 1 GiB, one 3 KiB Brotli page could
+// make a reader allocate over a gigabyte.
+const DefaultMaxPageSize = 256 << 20
 
 // maxHeaderSize bounds the bytes a page header may take; statistics with long
 // binary min/max values are the only thing that makes headers big.
