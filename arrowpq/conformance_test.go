@@ -324,6 +324,9 @@ func TestHostileFiles(t *testing.T) {
 			p := filepath.Join(sharedTestdata, dir, e.Name())
 			_, err := readCanonical(p, &arrowpq.ReadOptions{MaxPageSize: 64 << 20})
 			n++
+			if errors.Is(err, arrowpq.ErrInternal) {
+				t.Errorf("%s: %v", e.Name(), err) // a recovered panic is a bug
+			}
 			if strings.HasSuffix(dir, "bad_data") {
 				if readable[e.Name()] {
 					if err != nil {

@@ -313,6 +313,9 @@ func pathOf(slots []slot, i int) string {
 		return ""
 	}
 	s := slots[i]
+	if s.parent < 0 && s.index < 0 {
+		return "" // the root struct
+	}
 	if s.index >= 0 {
 		return fmt.Sprintf("%s[%d]", pathOf(slots, s.parent), s.index)
 	}
