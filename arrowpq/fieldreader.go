@@ -103,6 +103,9 @@ func assumeV2Compressed(createdBy string) bool {
 	return false
 }
 
+// name is the field's name, for errors that no leaf located.
+func (fr *fieldReader) name() string { return fr.field.Arrow.Name }
+
 func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 	for _, leaf := range fr.order {
 		lr := fr.leaves[leaf]

@@ -299,8 +299,8 @@ func (r *Reader) locate(err error, f fieldDecoder) error {
 		return e
 	}
 	e = &Error{Op: "read", Path: r.path, RowGroup: r.rg, Page: -1, Offset: -1, Err: err}
-	if fr, ok := f.(*fieldReader); ok {
-		e.Column = fr.field.Arrow.Name
+	if n, ok := f.(interface{ name() string }); ok {
+		e.Column = n.name()
 	}
 	return e
 }

@@ -232,7 +232,9 @@ func (d *denseValues) releaseBinary() {
 // releaseDirect drops a direct buffer that was not handed over.
 func (d *denseValues) releaseDirect() {
 	if d.conv != nil {
-		d.takeConv().Release()
+		if buf := d.takeConv(); buf != nil {
+			buf.Release()
+		}
 		return
 	}
 	if d.direct != nil {
