@@ -213,8 +213,8 @@ func TestCampaign(t *testing.T) {
 	start := time.Now()
 	var tables []string
 	for _, engine := range strings.Split(*campaignEng, ",") {
-		counts, bad := runCampaign(t, engine, files)
-		tables = append(tables, formatRow(engine, counts))
+		counts, bad, maxAlloc := runCampaign(t, engine, files)
+		tables = append(tables, formatRow(engine, counts, maxAlloc))
 		for _, b := range bad {
 			t.Logf("%s: %s", engine, b)
 		}
@@ -231,10 +231,10 @@ func TestCampaign(t *testing.T) {
 }
 
 func header() string {
-	return "| engine | mutants | " + strings.Join(outcomes, " | ") + " |\n|---|---:|" + strings.Repeat("---:|", len(outcomes))
+	return "| engine | mutants | " + strings.Join(outcomes, " | ") + " | largest allocation of a read that ended |\n|---|---:|" + strings.Repeat("---:|", len(outcomes)+1)
 }
 
-func formatRow(engine string, counts map[string]int) string {
+func formatRow(engine string, counts map[string]int, maxAlloc uint64) string {
 	total := 0
 	for _, n := range counts {
 		total += n
@@ -243,7 +243,7 @@ func formatRow(engine string, counts map[string]int) string {
 	for _, o := range outcomes {
 		row += fmt.Sprintf(" %d |", counts[o])
 	}
-	return row
+	return row + fmt.Sprintf(" %.1f MiB |", float64(maxAlloc)/(1<<20))
 }
 
 // replay reads the first replayN mutants in this process with arrowpq.
@@ -307,16 +307,18 @@ func runChild(t *testing.T, spec string) {
 // runCampaign runs the campaign for one engine in child processes, each
 // taking a contiguous share of the mutants and restarted past a mutant
 // that killed it or hung.
-func runCampaign(t *testing.T, engine string, files []*forge.File) (map[string]int, []string) {
+func runCampaign(t *testing.T, engine string, files []*forge.File) (map[string]int, []string, uint64) {
 	n := *campaignN
 	procs := max(1, *campaignProcs)
 	var mu sync.Mutex
 	counts := map[string]int{}
 	var bad []string
-	record := func(i int, o, detail string) {
+	var maxAlloc uint64
+	record := func(i int, o, detail string, alloc uint64) {
 		mu.Lock()
 		defer mu.Unlock()
 		counts[o]++
+		maxAlloc = max(maxAlloc, alloc)
 		if o == outError || o == outOK {
 			return
 		}
@@ -344,13 +346,13 @@ func runCampaign(t *testing.T, engine string, files []*forge.File) (map[string]i
 		}()
 	}
 	wg.Wait()
-	return counts, bad
+	return counts, bad, maxAlloc
 }
 
 // runShare runs one child on mutants [from, to) and returns where the next
 // child must start: to when the child finished, past the mutant it died
 // or hung on otherwise.
-func runShare(engine string, from, to int, record func(i int, o, detail string)) (int, error) {
+func runShare(engine string, from, to int, record func(i int, o, detail string, alloc uint64)) (int, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCampaign$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d %d", childEnv, engine, from, to, *campaignSeed, *campaignMem), "GOTRACEBACK=single")
 	var stderr bytes.Buffer
@@ -386,7 +388,7 @@ func runShare(engine string, from, to int, record func(i int, o, detail string))
 				if strings.Contains(msg, "panic:") && !strings.Contains(msg, "fatal error:") {
 					o = outPanic
 				}
-				record(pending, o, firstLine(msg))
+				record(pending, o, firstLine(msg), 0)
 				return pending + 1, nil
 			}
 			switch {
@@ -399,9 +401,9 @@ func runShare(engine string, from, to int, record func(i int, o, detail string))
 				o, allocText, _ := strings.Cut(f[1], "|")
 				alloc, _ := strconv.ParseUint(allocText, 10, 64)
 				if alloc > bigAlloc {
-					record(i, outAlloc, fmt.Sprintf("(%d bytes; read ended in %s)", alloc, o))
+					record(i, outAlloc, fmt.Sprintf("(%d bytes; read ended in %s)", alloc, o), alloc)
 				} else {
-					record(i, o, "")
+					record(i, o, "", alloc)
 				}
 				pending = -1
 				timer.Reset(time.Hour)
@@ -411,7 +413,7 @@ func runShare(engine string, from, to int, record func(i int, o, detail string))
 			for range lines {
 			}
 			cmd.Wait()
-			record(pending, outHang, "")
+			record(pending, outHang, "", 0)
 			return pending + 1, nil
 		}
 	}
