@@ -74,7 +74,7 @@ var conformanceCases = map[string]conformanceCase{
 `,
 	},
 	"parquet-testing/data/large_string_map.brotli.parquet": {
-		err: pagecodec.ErrLimit, why: "a 1 GiB page; reading it needs MaxPageSize above the 1 GiB default and ~4 GB of memory",
+		err: pagecodec.ErrLimit, why: "a 1 GiB page; reading it needs MaxPageSize above 1 GiB (the default is 256 MiB) and ~4 GB of memory",
 	},
 }
 
