@@ -45,6 +45,7 @@ var (
 	campaignMem   = flag.Int64("campaign.mem", 6<<30, "address-space limit of a child (bytes)")
 	campaignEng   = flag.String("campaign.engines", "arrowpq,pqarrow", "engines to run")
 	campaignKeep  = flag.String("campaign.keep", "", "directory to write the mutants with a bad outcome to")
+	campaignMax   = flag.Int("campaign.maxfile", 64<<10, "largest corpus file to mutate (bytes)")
 )
 
 const (
@@ -53,16 +54,14 @@ const (
 	hangAfter = 5 * time.Second
 	// bigAlloc is the allocation an outcome table counts.
 	bigAlloc = 1 << 30
-	// maxCorpusFile keeps reads quick: files larger than this are not
-	// mutated.
-	maxCorpusFile = 64 << 10
 	childEnv      = "FORGE_CAMPAIGN_CHILD"
 )
 
 var testdata = filepath.Join("..", "..", "..", "shared", "testdata")
 
 // corpus returns the parsed corpus files, sorted by path: all Parquet files
-// of parquet-testing up to maxCorpusFile bytes whose footer parses.
+// of parquet-testing up to -campaign.maxfile bytes (64 KiB, so that reads
+// are quick) whose footer parses.
 var corpus = sync.OnceValues(func() ([]*forge.File, error) {
 	root := filepath.Join(testdata, "parquet-testing")
 	var paths []string
@@ -85,7 +84,7 @@ var corpus = sync.OnceValues(func() ([]*forge.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(b) > maxCorpusFile {
+		if len(b) > *campaignMax {
 			continue
 		}
 		rel, _ := filepath.Rel(root, p)
