@@ -281,7 +281,7 @@ func runChild(t *testing.T, spec string) {
 	var from, to int
 	var seed uint64
 	var mem int64
-	if _, err := fmt.Sscanf(spec, "%s %d %d %d %d", &engine, &from, &to, &seed, &mem); err != nil {
+	if _, err := fmt.Sscanf(spec, "%s %d %d %d %d %d", &engine, &from, &to, &seed, &mem, campaignMax); err != nil {
 		t.Fatalf("bad %s %q: %v", childEnv, spec, err)
 	}
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: uint64(mem), Max: uint64(mem)}); err != nil {
@@ -353,7 +353,9 @@ func runCampaign(t *testing.T, engine string, files []*forge.File) (map[string]i
 // or hung on otherwise.
 func runShare(engine string, from, to int, record func(i int, o, detail string, alloc uint64)) (int, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCampaign$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d %d", childEnv, engine, from, to, *campaignSeed, *campaignMem), "GOTRACEBACK=single")
+	// The child gets the parent's settings, so that mutant i is the same
+	// file and plan on both sides.
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d %d %d", childEnv, engine, from, to, *campaignSeed, *campaignMem, *campaignMax), "GOTRACEBACK=single")
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
 	stdout, err := cmd.StdoutPipe()
