@@ -1,12 +1,18 @@
 package arrowpq_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/metadata"
@@ -105,5 +111,44 @@ func TestForgedPageSize(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Errorf("allocated %d bytes, want under 64 MiB", alloc)
+	}
+}
+
+// TestRepetitiveDictionaryStrings reads a legitimate file whose batch
+// expands far beyond its column chunk: 64Ki rows of one 2 KiB string,
+// dictionary encoded (128 MiB of Arrow data from a chunk of a few KB). The
+// limits on values that expand from their page must let it through.
+func TestRepetitiveDictionaryStrings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 128 MiB")
+	}
+	const rows = 64 << 10
+	long := strings.Repeat("0123456789abcdef", 128)
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	for range rows {
+		b.Append(long)
+	}
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, rows)
+	defer rec.Release()
+	data := writeBytes(t, rec, nil)
+	t.Logf("%d rows of %d bytes in a %d-byte file", rows, len(long), len(data))
+	r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		s := r.RecordBatch().Column(0).(*array.String)
+		n += s.Len()
+		if s.Value(s.Len()-1) != long {
+			t.Fatal("wrong value")
+		}
+	}
+	if err := r.Err(); err != nil || n != rows {
+		t.Fatalf("read %d rows, err %v; want %d", n, err, rows)
 	}
 }

@@ -188,10 +188,14 @@ func mulSat(a, b int64) int64 {
 // definition level, so the product is checked before it is allocated: at
 // most what the chunk's bytes can decode to (maxChunkRatio per byte, more
 // than Snappy, LZ4 or gzip reach), or minBatchLimit, or 32 bytes a row
-// (any width up to Decimal256 is the caller's BatchSize's business).
+// (any width up to Decimal256 is the caller's BatchSize's business). The
+// same bound applies to values that expand from their page (dictionary
+// gathers: valueDecoder.checkOut). minBatchLimit is large enough for
+// repetitive data that compresses beyond maxChunkRatio, and small enough
+// that a read's allocations, doubling as they grow, stay under 1 GiB.
 const (
 	maxChunkRatio = 1 << 10
-	minBatchLimit = 64 << 20
+	minBatchLimit = 256 << 20
 )
 
 // checkBatchBytes reports ErrLimit when numRows values of width bytes

@@ -306,27 +306,28 @@ func valueBytes(physical format.Type, width int) int64 {
 }
 
 // checkOut checks, before anything is allocated for them, that n more
-// values fit in what the page holds (PLAIN and BYTE_STREAM_SPLIT pages
-// spend at least valueBytes on each) and, with the held bytes of the
-// batch so far, in outLimit. The count comes from levels, whose RLE runs
-// cost nothing, and the width may come from the footer.
+// values are backed: PLAIN and BYTE_STREAM_SPLIT pages spend at least
+// valueBytes on each, so the page must hold that much; other values
+// (dictionary gathers, delta encodings) may expand without bound, so with
+// the held bytes of the batch so far they must stay within outLimit. The
+// count comes from levels, whose RLE runs cost nothing, and the width may
+// come from the footer.
 func (v *valueDecoder) checkOut(held int64, n int) error {
 	per := valueBytes(v.physical, v.width)
 	need := mulSat(int64(n), per)
-	if v.dict == nil && v.physical != format.Type_BOOLEAN {
-		left := int64(-1)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			left = int64(v.plain.Remaining())
-		case format.Encoding_BYTE_STREAM_SPLIT:
+	if v.dict == nil && v.physical != format.Type_BOOLEAN &&
+		(v.enc == format.Encoding_PLAIN || v.enc == format.Encoding_BYTE_STREAM_SPLIT) {
+		left := int64(v.plain.Remaining())
+		if v.enc == format.Encoding_BYTE_STREAM_SPLIT {
 			left = int64(v.bss.Len()) * per
 		}
-		if left >= 0 && need > left {
+		if need > left {
 			return short(int(left/max(per, 1)), n)
 		}
+		return nil
 	}
 	if held+need > v.outLimit {
-		return fmt.Errorf("%d values of %d bytes after %d bytes: beyond the %d bytes the column chunk can hold: %w",
+		return fmt.Errorf("%d values of %d bytes after %d bytes of the batch: beyond the %d bytes the column chunk can hold; read with a smaller BatchSize: %w",
 			n, per, held, v.outLimit, pagecodec.ErrLimit)
 	}
 	return nil
