@@ -54,7 +54,7 @@ const (
 	hangAfter = 5 * time.Second
 	// bigAlloc is the allocation an outcome table counts.
 	bigAlloc = 1 << 30
-	childEnv      = "FORGE_CAMPAIGN_CHILD"
+	childEnv = "FORGE_CAMPAIGN_CHILD"
 )
 
 var testdata = filepath.Join("..", "..", "..", "shared", "testdata")
