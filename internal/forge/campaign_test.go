@@ -46,6 +46,7 @@ var (
 	campaignEng   = flag.String("campaign.engines", "arrowpq,pqarrow", "engines to run")
 	campaignKeep  = flag.String("campaign.keep", "", "directory to write the mutants with a bad outcome to")
 	campaignMax   = flag.Int("campaign.maxfile", 64<<10, "largest corpus file to mutate (bytes)")
+	campaignOut   = flag.String("campaign.out", "", "file to write the outcome table to (go test shows it with -v only)")
 )
 
 const (
@@ -225,8 +226,14 @@ func TestCampaign(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("campaign: %d mutants of %d corpus files, seed %d, %s\n%s\n%s",
+	report := fmt.Sprintf("campaign: %d mutants of %d corpus files, seed %d, %s\n%s\n%s\n",
 		*campaignN, len(files), *campaignSeed, time.Since(start).Round(time.Second), header(), strings.Join(tables, "\n"))
+	t.Log(report)
+	if *campaignOut != "" {
+		if err := os.WriteFile(*campaignOut, []byte(report), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 func header() string {
