@@ -103,6 +103,9 @@ func assumeV2Compressed(createdBy string) bool {
 	return false
 }
 
+// name is the field's name, for errors that no leaf located.
+func (fr *fieldReader) name() string { return fr.field.Arrow.Name }
+
 func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 	for _, leaf := range fr.order {
 		lr := fr.leaves[leaf]
@@ -114,6 +117,10 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 			lr.dense.startBinary(fr.mem, numRows)
 		}
 		if lr.conv != nil {
+			if err := lr.checkBatchBytes(numRows, lr.conv.width); err != nil {
+				fr.releaseDirect()
+				return nil, err
+			}
 			lr.dense.startConv(fr.mem, numRows, lr.conv.width)
 		}
 		got, err := lr.readBatch(numRows)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -27,6 +28,9 @@ type leafReader struct {
 	pages    pagecodec.PageReader
 	popts    pagecodec.PageReaderOptions
 	rowGroup int
+	// chunkLen is the size of the column chunk as read: what the file
+	// spends on this leaf in the row group, which bounds what it can hold.
+	chunkLen int
 
 	dict    dictionary
 	hasDict bool
@@ -140,6 +144,7 @@ func (l *leafReader) ensureAssembler() error {
 // reset starts a new column chunk.
 func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, assumeV2Compressed bool) {
 	l.rowGroup = rg
+	l.chunkLen = len(chunk)
 	l.codec = md.Codec
 	l.popts.FileOffset = fileOffset
 	l.popts.AssumeV2Compressed = assumeV2Compressed
@@ -163,9 +168,50 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		// batch). The sizes come from the footer, so the guess is capped
 		// by the bytes actually read: a hostile footer must not make a
 		// small file allocate much.
-		est := max(md.TotalUncompressedSize, 0) / md.NumValues * int64(l.batchRows)
-		l.dense.dataHint = int(min(est, 16*int64(len(chunk)), 64<<20))
+		limit := min(16*int64(len(chunk)), 64<<20)
+		perValue := min(max(md.TotalUncompressedSize, 0)/md.NumValues, limit)
+		l.dense.dataHint = int(min(mulSat(perValue, int64(l.batchRows)), limit))
 	}
+}
+
+// mulSat returns a×b for non-negative a and b, saturated at MaxInt64: a
+// product of sizes from a file must not wrap around.
+func mulSat(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// Fixed-width Arrow buffers of a batch take rows × width bytes, and the
+// width may come from the file (a FIXED_LEN_BYTE_ARRAY type_length, or the
+// ARROW:schema). Null slots take their width too, backed by nothing but a
+// definition level, so the product is checked before it is allocated: at
+// most what the chunk's bytes can decode to (maxChunkRatio per byte, more
+// than Snappy, LZ4 or gzip reach), or minBatchLimit, or 32 bytes a row
+// (any width up to Decimal256 is the caller's BatchSize's business). The
+// same bound applies to values that expand from their page (dictionary
+// gathers: valueDecoder.checkOut). minBatchLimit is large enough for
+// repetitive data that compresses beyond maxChunkRatio, and small enough
+// that a read's allocations, doubling as they grow, stay under 1 GiB.
+const (
+	maxChunkRatio = 1 << 10
+	minBatchLimit = 256 << 20
+)
+
+// checkBatchBytes reports ErrLimit when numRows values of width bytes
+// exceed what the leaf's column chunk can back.
+func (l *leafReader) checkBatchBytes(numRows, width int) error {
+	need := mulSat(int64(numRows), int64(width))
+	limit := max(mulSat(int64(l.chunkLen), maxChunkRatio), minBatchLimit, mulSat(int64(numRows), 32))
+	if need > limit {
+		return l.wrap(fmt.Errorf("%d rows of %d-byte values need %d bytes, more than the %d-byte column chunk can hold (limit %d); read with a smaller BatchSize: %w",
+			numRows, width, need, l.chunkLen, limit, pagecodec.ErrLimit))
+	}
+	return nil
 }
 
 // wrap locates err at the current page of the chunk.
@@ -228,24 +274,25 @@ func (l *leafReader) loadLevels(p *pagecodec.Page) error {
 		return fmt.Errorf("negative level count %d: %w", n, pagecodec.ErrCorrupt)
 	}
 	l.pageLen, l.pagePos = n, 0
-	if l.col.MaxRep > 0 {
-		l.pageRep = growInt16(l.pageRep, n)
-		if err := decodeLevels(l.pageRep, p.RepetitionLevels, p.RepetitionLevelEncoding, l.col.MaxRep, "repetition"); err != nil {
-			return err
-		}
-	}
 	if l.flat {
 		// Flat columns decode levels as batches need them: no buffer of
 		// the page's level count.
 		return resetLevelDecoder(&l.defDec, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n, "definition")
 	}
-	// Here the level count from the header sizes two int16 buffers: bound
-	// it by the page's bytes. RLE makes 64 levels per byte unremarkable
-	// (long null runs); far more is a hostile header. Small pages get at
-	// least 1Mi levels.
-	if limit := max(64*int(p.Header.GetUncompressedPageSize()), 1<<20); l.col.MaxDef > 0 && n > limit {
+	// Here the level count from the header sizes the int16 buffers of the
+	// repetition and definition levels: bound it by the page's bytes,
+	// before either is allocated. RLE makes 64 levels per byte
+	// unremarkable (long null runs); far more is a hostile header. Small
+	// pages get at least 1Mi levels.
+	if limit := levelLimit(p); (l.col.MaxDef > 0 || l.col.MaxRep > 0) && n > limit {
 		return fmt.Errorf("page of %d bytes claims %d levels (limit %d): %w",
 			p.Header.GetUncompressedPageSize(), n, limit, pagecodec.ErrLimit)
+	}
+	if l.col.MaxRep > 0 {
+		l.pageRep = growInt16(l.pageRep, n)
+		if err := decodeLevels(l.pageRep, p.RepetitionLevels, p.RepetitionLevelEncoding, l.col.MaxRep, "repetition"); err != nil {
+			return err
+		}
 	}
 	if l.col.MaxDef > 0 {
 		l.pageDef = growInt16(l.pageDef, n)
@@ -254,6 +301,13 @@ func (l *leafReader) loadLevels(p *pagecodec.Page) error {
 		}
 	}
 	return nil
+}
+
+// levelLimit is the most levels a data page may claim before they size a
+// buffer: 64 per byte of the page (uncompressed, as checked by the
+// decompressor), at least 1Mi.
+func levelLimit(p *pagecodec.Page) int {
+	return max(64*int(max(p.Header.GetUncompressedPageSize(), 0)), 1<<20)
 }
 
 // resetLevelDecoder prepares d for n levels in encoding enc; what names

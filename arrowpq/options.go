@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
 // DefaultBatchSize is the number of rows per record batch when
@@ -15,9 +17,9 @@ import (
 const DefaultBatchSize = 64 << 10
 
 // DefaultMaxPageSize bounds the uncompressed size of one page when
-// ReadOptions.MaxPageSize is zero. Real writers stay far below it; a larger
-// page is more likely a corrupt header than data.
-const DefaultMaxPageSize = 1 << 30
+// ReadOptions.MaxPageSize is zero: [pagecodec.DefaultMaxPageSize], the one
+// limit both layers share.
+const DefaultMaxPageSize = pagecodec.DefaultMaxPageSize
 
 // ReadOptions configures a [Reader]. The zero value reads every column of
 // every row group in batches of DefaultBatchSize rows, decoding columns in

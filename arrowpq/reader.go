@@ -262,7 +262,12 @@ func (r *Reader) decodeBatch(numRows int) ([]arrow.Array, error) {
 	// for the first failing field in schema order, whatever the schedule.
 	forEach(len(fields), r.opts.Parallelism, func(k int) error {
 		i := r.plan.order[k]
-		cols[i], errs[i] = fields[i].next(numRows)
+		// call, so that a panic is this field's error (ErrInternal).
+		errs[i] = call(func(int) error {
+			var err error
+			cols[i], err = fields[i].next(numRows)
+			return err
+		}, i)
 		return errs[i]
 	})
 	for i, err := range errs {
@@ -290,7 +295,11 @@ func (r *Reader) locate(err error, f fieldDecoder) error {
 		}
 		return e
 	}
-	return &Error{Op: "read", Path: r.path, RowGroup: r.rg, Page: -1, Offset: -1, Err: err}
+	e = &Error{Op: "read", Path: r.path, RowGroup: r.rg, Page: -1, Offset: -1, Err: err}
+	if n, ok := f.(interface{ name() string }); ok {
+		e.Column = n.name()
+	}
+	return e
 }
 
 // ReadTable reads the whole file (or the row groups and columns opts

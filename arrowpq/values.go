@@ -218,18 +218,23 @@ func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
 
 // releaseBinary drops the Arrow buffers of startBinary.
 func (d *denseValues) releaseBinary() {
+	// Either buffer may be missing when startBinary failed half way.
 	if d.offBuf != nil {
 		d.offBuf.Release()
-		d.dataBuf.Release()
-		d.offBuf, d.dataBuf = nil, nil
-		d.offsets, d.data = nil, nil
 	}
+	if d.dataBuf != nil {
+		d.dataBuf.Release()
+	}
+	d.offBuf, d.dataBuf = nil, nil
+	d.offsets, d.data = nil, nil
 }
 
 // releaseDirect drops a direct buffer that was not handed over.
 func (d *denseValues) releaseDirect() {
 	if d.conv != nil {
-		d.takeConv().Release()
+		if buf := d.takeConv(); buf != nil {
+			buf.Release()
+		}
 		return
 	}
 	if d.direct != nil {
@@ -279,6 +284,67 @@ type valueDecoder struct {
 	// small page can describe quadratically large output: outLeft bounds
 	// what one page may produce.
 	outLeft int
+	// outLimit bounds the bytes of values one batch of the leaf may hold
+	// (checkOut): what the column chunk can decode to.
+	outLimit int64
+}
+
+// valueBytes is the least number of bytes one value of a physical type
+// takes in a PLAIN or BYTE_STREAM_SPLIT page (a byte array its length
+// prefix), and in memory once decoded (a byte array its offset); booleans
+// count as one.
+func valueBytes(physical format.Type, width int) int64 {
+	switch physical {
+	case format.Type_INT32, format.Type_FLOAT, format.Type_BYTE_ARRAY:
+		return 4
+	case format.Type_INT64, format.Type_DOUBLE:
+		return 8
+	case format.Type_INT96:
+		return 12
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		return int64(width)
+	}
+	return 1
+}
+
+// checkOut checks, before anything is allocated for them, that n more
+// values are backed: PLAIN and BYTE_STREAM_SPLIT pages spend at least
+// valueBytes on each, so the page must hold that much; other values
+// (dictionary gathers, delta encodings) may expand without bound, so with
+// the held bytes of the batch so far they must stay within outLimit. The
+// count comes from levels, whose RLE runs cost nothing, and the width may
+// come from the footer.
+func (v *valueDecoder) checkOut(held int64, n int) error {
+	per := valueBytes(v.physical, v.width)
+	need := mulSat(int64(n), per)
+	if v.dict == nil && v.physical != format.Type_BOOLEAN &&
+		(v.enc == format.Encoding_PLAIN || v.enc == format.Encoding_BYTE_STREAM_SPLIT) {
+		left := int64(v.plain.Remaining())
+		if v.enc == format.Encoding_BYTE_STREAM_SPLIT {
+			left = int64(v.bss.Len()) * per
+		}
+		if need > left {
+			return short(int(left/max(per, 1)), n)
+		}
+		return nil
+	}
+	if held+need > v.outLimit {
+		return fmt.Errorf("%d values of %d bytes after %d bytes of the batch: beyond the %d bytes the column chunk can hold; read with a smaller BatchSize: %w",
+			n, per, held, v.outLimit, pagecodec.ErrLimit)
+	}
+	return nil
+}
+
+// heldBytes is what the batch's values take so far, in the slice of their
+// physical type.
+func (d *denseValues) heldBytes() int64 {
+	switch d.physical {
+	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
+		return int64(len(d.fixed))
+	case format.Type_BYTE_ARRAY:
+		return int64(len(d.offsets)*4 + len(d.data))
+	}
+	return int64(d.n) * valueBytes(d.physical, d.width)
 }
 
 // maxDeltaByteArrayGrowth is how many bytes of output a DELTA_BYTE_ARRAY
@@ -298,6 +364,7 @@ func (v *valueDecoder) reset(l *leafReader, p *pagecodec.Page) error {
 		v.width = 12
 	}
 	v.dict = nil
+	v.outLimit = max(mulSat(int64(l.chunkLen), maxChunkRatio), minBatchLimit, mulSat(int64(l.batchRows), 32))
 	src := p.Values
 	switch v.enc {
 	case format.Encoding_PLAIN:
@@ -355,6 +422,9 @@ func short(got, want int) error {
 
 // decode appends the next n values of the page to d.
 func (v *valueDecoder) decode(l *leafReader, d *denseValues, n int) error {
+	if err := v.checkOut(d.heldBytes(), n); err != nil {
+		return err
+	}
 	if v.dict != nil {
 		if d.indexMode {
 			var tail []int32
@@ -644,8 +714,14 @@ func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
 	// Every value takes at least one byte (a bit for booleans, four for a
 	// byte array's length), so a count beyond the page's bytes is corrupt
 	// and must not size an allocation.
-	if l.col.Physical != format.Type_BOOLEAN && n > len(p.Values) {
-		return fmt.Errorf("dictionary of %d values in %d bytes: %w", n, len(p.Values), pagecodec.ErrCorrupt)
+	per := valueBytes(l.col.Physical, int(l.col.TypeLength))
+	if l.col.Physical == format.Type_BOOLEAN {
+		per = 0 // a bit each; checked by the decoder
+	}
+	if n > len(p.Values) || mulSat(int64(n), per) > int64(len(p.Values)) {
+		if l.col.Physical != format.Type_BOOLEAN || n > 8*len(p.Values) {
+			return fmt.Errorf("dictionary of %d values in %d bytes: %w", n, len(p.Values), pagecodec.ErrCorrupt)
+		}
 	}
 	d := &l.dict
 	d.reset(l.col)
@@ -655,6 +731,7 @@ func (l *leafReader) decodeDictionary(p *pagecodec.Page) error {
 	dec.physical = l.col.Physical
 	dec.width = d.width
 	dec.plain.Reset(p.Values)
+	dec.outLimit = math.MaxInt64 // bounded by the page, checked above
 	if n > 0 {
 		if err := dec.decode(l, &d.denseValues, n); err != nil {
 			return fmt.Errorf("dictionary page: %w", err)

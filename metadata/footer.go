@@ -208,12 +208,27 @@ func (f *File) ColumnChunk(rg, col int) (*format.ColumnMetaData, error) {
 		return nil, fmt.Errorf("metadata: row group %d, column %s: column chunk has no metadata: %w",
 			rg, f.Schema.Columns[col].DottedPath, ErrCorrupt)
 	}
-	if c := f.Schema.Columns[col]; cc.MetaData.Type != c.Physical {
+	md := cc.MetaData
+	if c := f.Schema.Columns[col]; md.Type != c.Physical {
 		return nil, fmt.Errorf("metadata: row group %d, column %s: column chunk says physical type %v, the schema %v: %w",
-			rg, c.DottedPath, cc.MetaData.Type, c.Physical, ErrCorrupt)
+			rg, c.DottedPath, md.Type, c.Physical, ErrCorrupt)
 	}
-	return cc.MetaData, nil
+	// Readers size buffers from these counts, so they must be possible:
+	// no codec but Brotli decodes beyond maxCompressionRatio bytes per
+	// byte (large_string_map.brotli.parquet has 2 GiB in 3,346 bytes).
+	if md.NumValues < 0 || md.TotalUncompressedSize < 0 ||
+		md.Codec != format.CompressionCodec_BROTLI && md.TotalCompressedSize >= 0 &&
+			md.TotalUncompressedSize/maxCompressionRatio > md.TotalCompressedSize+1 {
+		return nil, fmt.Errorf("metadata: row group %d, column %s: column chunk of %d values, %d bytes (%d compressed): %w",
+			rg, f.Schema.Columns[col].DottedPath, md.NumValues, md.TotalUncompressedSize, md.TotalCompressedSize, ErrCorrupt)
+	}
+	return md, nil
 }
+
+// maxCompressionRatio is more than any Parquet codec but Brotli reaches
+// (zstd's limit: a 128 KiB block from a 4-byte RLE block): a column chunk
+// that claims more uncompressed bytes per stored byte is corrupt.
+const maxCompressionRatio = 32 << 10
 
 // ChunkRange returns the byte range [offset, offset+length) of the pages of
 // column col in row group rg, checked against the file. The range starts at

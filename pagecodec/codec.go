@@ -13,6 +13,7 @@ package pagecodec
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -424,4 +425,175 @@ type appendWriter struct{ b []byte }
 func (w *appendWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
+}
+
+// Ratios that bound what a compressed body can decode to, from the formats:
+// an LZ4 sequence's match length grows by at most 255 per input byte; a
+// zstd block decodes to at most 128 KiB and takes at least 4 bytes (an RLE
+// block: 3 header bytes and the byte). Deflate (gzip) reaches 1032:1 and
+// Brotli far more, so those two are not bounded by a ratio but decoded into
+// a buffer that grows as output arrives.
+const (
+	maxLZ4Ratio  = 256
+	maxZstdRatio = 32 << 10
+	// decodeSlack covers the fixed overheads (frame headers, end marks)
+	// the ratios leave out.
+	decodeSlack = 1 << 10
+	// growStart is the first buffer of a stream codec whose output size
+	// is unknown, and the least a zstd guess starts from.
+	growStart = 1 << 20
+)
+
+// DecompressGrow decompresses src, compressed with codec, to exactly size
+// bytes, appended to dst[:0] (dst is reused when its capacity is enough).
+// Unlike [Decompressor.Decompress] it does not take size on trust: size
+// comes from a page header, and a forged header must not make a small body
+// allocate up to the page limit. Before anything is allocated, size is
+// checked against what src can decode to (exactly for Snappy, by the
+// codec's maximum ratio for LZ4 and zstd); gzip and Brotli output, and a
+// zstd frame's, goes into a buffer that grows with what the decoder
+// produces, so a body that decodes to less than size fails having
+// allocated about what it decoded. Errors are those of Decompress.
+func (d *Decompressor) DecompressGrow(codec format.CompressionCodec, dst, src []byte, size int) ([]byte, error) {
+	if size < 0 {
+		return dst[:0], errCorrupt("negative decompressed size %d", size)
+	}
+	if cap(dst) >= size {
+		dst = dst[:size]
+		return dst, d.Decompress(codec, dst, src)
+	}
+	switch codec {
+	case format.CompressionCodec_UNCOMPRESSED:
+		if len(src) != size {
+			return dst[:0], errCorrupt("uncompressed page body of %d bytes, header says %d", len(src), size)
+		}
+	case format.CompressionCodec_SNAPPY:
+		n, err := snappy.DecodedLen(src)
+		if err != nil {
+			return dst[:0], errCorrupt("snappy: %v", err)
+		}
+		if n != size {
+			return dst[:0], errCorrupt("snappy body decodes to %d bytes, header says %d", n, size)
+		}
+	case format.CompressionCodec_LZ4, format.CompressionCodec_LZ4_RAW:
+		if bound := maxLZ4Ratio*uint64(len(src)) + decodeSlack; uint64(size) > bound {
+			return dst[:0], errCorrupt("%v body of %d bytes cannot decode to the %d bytes of the header (at most %d)", codec, len(src), size, bound)
+		}
+	case format.CompressionCodec_ZSTD:
+		return d.zstdGrow(dst, src, size)
+	case format.CompressionCodec_GZIP, format.CompressionCodec_BROTLI:
+		r, err := d.stream(codec, src)
+		if err != nil {
+			return dst[:0], err
+		}
+		return readGrow(codec.String(), r, dst, size)
+	default:
+		// LZO and unknown codecs fail without a buffer.
+		return dst[:0], d.Decompress(codec, nil, src)
+	}
+	dst = growTo(dst[:0], size)[:size]
+	return dst, d.Decompress(codec, dst, src)
+}
+
+// growTo returns a buffer of capacity at least n holding b's bytes, with
+// headroom so that pages of slightly different sizes share one buffer.
+func growTo(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), n+n/8)
+	copy(nb, b)
+	return nb
+}
+
+// stream returns the gzip or Brotli decoder reset to read src.
+func (d *Decompressor) stream(codec format.CompressionCodec, src []byte) (io.Reader, error) {
+	d.rd.Reset(src)
+	switch codec {
+	case format.CompressionCodec_GZIP:
+		if d.gz == nil {
+			gz, err := gzip.NewReader(&d.rd)
+			if err != nil {
+				return nil, errCorrupt("gzip: %v", err)
+			}
+			d.gz = gz
+		} else if err := d.gz.Reset(&d.rd); err != nil {
+			return nil, errCorrupt("gzip: %v", err)
+		}
+		return d.gz, nil
+	default:
+		if d.br == nil {
+			d.br = brotli.NewReader(&d.rd)
+		} else if err := d.br.Reset(&d.rd); err != nil {
+			return nil, errCorrupt("brotli: %v", err)
+		}
+		return d.br, nil
+	}
+}
+
+// readGrow reads exactly size bytes from a stream decoder into dst[:0],
+// doubling the buffer as output arrives, and checks that the stream ends
+// there.
+func readGrow(name string, r io.Reader, dst []byte, size int) ([]byte, error) {
+	dst = dst[:0]
+	for len(dst) < size {
+		want := min(size, max(2*len(dst), growStart, cap(dst)))
+		dst = growTo(dst, want)
+		n, err := io.ReadFull(r, dst[len(dst):want])
+		dst = dst[:len(dst)+n]
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return dst[:0], errTruncated("%s body decodes to %d bytes, header says %d", name, len(dst), size)
+			}
+			return dst[:0], errCorrupt("%s: %v", name, err)
+		}
+	}
+	var one [1]byte
+	n, err := r.Read(one[:])
+	for n == 0 && err == nil {
+		n, err = r.Read(one[:])
+	}
+	if n > 0 {
+		return dst[:0], errCorrupt("%s body longer than the %d bytes of the header", name, size)
+	}
+	if err != io.EOF {
+		return dst[:0], errCorrupt("%s: %v", name, err)
+	}
+	return dst, nil
+}
+
+// zstdGrow decodes a zstd body of unverified size: a first buffer from the
+// frame's content size (when it states one within size) or a guess from the
+// body, grown fourfold each time the decoder reports it too small.
+func (d *Decompressor) zstdGrow(dst, src []byte, size int) ([]byte, error) {
+	if bound := maxZstdRatio*uint64(len(src)) + decodeSlack; uint64(size) > bound {
+		return dst[:0], errCorrupt("ZSTD body of %d bytes cannot decode to the %d bytes of the header (at most %d)", len(src), size, bound)
+	}
+	dec, err := sharedZstd()
+	if err != nil {
+		return dst[:0], fmt.Errorf("pagecodec: zstd: %w", err)
+	}
+	guess := min(size, max(growStart, 32*len(src)))
+	var h zstd.Header
+	if h.Decode(src) == nil && h.HasFCS {
+		if h.FrameContentSize > uint64(size) {
+			return dst[:0], errCorrupt("zstd frame of %d bytes, header says %d", h.FrameContentSize, size)
+		}
+		guess = max(int(h.FrameContentSize), min(guess, growStart))
+	}
+	for {
+		dst = growTo(dst[:0], guess)
+		out, err := dec.DecodeAll(src, dst[:0:guess])
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) && guess < size {
+			guess = min(size, 4*guess)
+			continue
+		}
+		if err != nil {
+			return dst[:0], errCorrupt("zstd: %v", err)
+		}
+		if len(out) != size || (len(out) > 0 && &out[0] != &dst[:1][0]) {
+			return dst[:0], errCorrupt("zstd body decodes to %d bytes, header says %d", len(out), size)
+		}
+		return out, nil
+	}
 }

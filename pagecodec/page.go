@@ -32,7 +32,15 @@ import (
 )
 
 // DefaultMaxPageSize is the largest page body (compressed or not) a
-// [PageReader] accepts when [PageReaderOptions.MaxPageSize] is 0.
+// [PageReader] accepts when [PageReaderOptions.MaxPageSize] is 0, and the
+// default of arrowpq.ReadOptions.MaxPageSize, which refers to it: one limit
+// for both layers. Real writers stay far below it (parquet-mr and
+// parquet-cpp cut pages at 1 MiB; arrow-go's reader has the same 256 MiB
+// default); a larger page is more likely a corrupt header than data. It
+// bounds what a header may claim, not what is allocated: the buffer for a
+// compressed page grows only as far as its body decodes (see
+// [Decompressor.DecompressGrow]). At 1 GiB, one 3 KiB Brotli page could
+// make a reader allocate over a gigabyte.
 const DefaultMaxPageSize = 256 << 20
 
 // maxHeaderSize bounds the bytes a page header may take; statistics with long
@@ -353,17 +361,23 @@ func (r *PageReader) decompressWith(codec format.CompressionCodec, body []byte, 
 		}
 		return body, nil
 	}
-	if cap(r.buf) < size {
-		// Headroom, so that pages of slightly different sizes reuse
-		// one buffer rather than each leaving the last to the collector.
-		r.buf = nil
-		r.buf = make([]byte, size, size+size/8)
+	if cap(r.buf) >= size {
+		dst := r.buf[:size]
+		if err := r.dec.Decompress(codec, dst, body); err != nil {
+			return nil, err
+		}
+		return dst, nil
 	}
-	dst := r.buf[:size]
-	if err := r.dec.Decompress(codec, dst, body); err != nil {
+	// The header's size is not trusted with an allocation: the buffer
+	// grows only as far as the body can decode.
+	buf, err := r.dec.DecompressGrow(codec, r.buf[:0], body, size)
+	if cap(buf) > cap(r.buf) {
+		r.buf = buf[:0]
+	}
+	if err != nil {
 		return nil, err
 	}
-	return dst, nil
+	return buf, nil
 }
 
 func (r *PageReader) readV1(p *Page, body []byte) error {

@@ -22,6 +22,7 @@ var allowed = map[string][]string{
 	"internal/archtest":   {},
 	"internal/codectest":  {"metadata/format", "internal/bitpack"},
 	"internal/oracle":     {"internal/testshared"},
+	"internal/forge":      {"metadata", "metadata/format"},
 	"internal/testshared": {},
 	"levels":              {"internal/bitpack"},
 	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
