@@ -15,6 +15,8 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/forge"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // forgeCorpus are the files FuzzForgeFields forges, by index: the small
@@ -74,9 +76,7 @@ const maxForgedAlloc = 1 << 30
 // fields and values), so the fuzzer spends its executions on choices, not
 // on bytes the footer parser rejects.
 func FuzzForgeFields(f *testing.F) {
-	if _, err := os.Stat(dataFile("")); err != nil {
-		f.Skip("../shared/testdata/parquet-testing is missing")
-	}
+	testshared.Need(f, dataFile(""))
 	files, err := loadForgeCorpus()
 	if err != nil {
 		f.Fatal(err)

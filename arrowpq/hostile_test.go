@@ -3,7 +3,6 @@ package arrowpq_test
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/pagecodec"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // hostileFiles are the files of testdata/hostile, each with a size field
@@ -46,9 +47,7 @@ var hostileFiles = []struct {
 
 func hostileDir(t *testing.T) string {
 	dir := filepath.Join(sharedTestdata, "hostile")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("../shared/testdata/hostile is missing")
-	}
+	testshared.Need(t, dir)
 	return dir
 }
 

@@ -119,6 +119,19 @@ func malformedCases() []malformedCase {
 			arrow.Field{Name: "d", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}},
 			array.NewDataWithDictionary(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, 2,
 				[]*memory.Buffer{nil, off32(0, 1)}, 0, 0, strData(off32(0, 2, 1), "ab", 2).(*array.Data)), nil},
+		{"utf8 value not UTF-8", "s", "string value 1 is not valid UTF-8",
+			arrow.Field{Name: "s", Type: arrow.BinaryTypes.String},
+			strData(off32(0, 2, 4), "ok\xff\xfe", 2), nil},
+		{"utf8 character split between values", "s", "string value 0 is not valid UTF-8",
+			// "é" is C3 A9: valid as a whole, cut in two by the offsets.
+			arrow.Field{Name: "s", Type: arrow.BinaryTypes.String},
+			strData(off32(0, 1, 2), "\xc3\xa9", 2), nil},
+		{"large utf8 value not UTF-8", "s", "string value 0 is not valid UTF-8",
+			arrow.Field{Name: "s", Type: arrow.BinaryTypes.LargeString},
+			array.NewData(arrow.BinaryTypes.LargeString, 1, []*memory.Buffer{nil, off64(0, 1), bytesBuf("\x80")}, nil, 0, 0), nil},
+		{"string view inline value not UTF-8", "v", "string value 0 is not valid UTF-8",
+			arrow.Field{Name: "v", Type: arrow.BinaryTypes.StringView},
+			array.NewData(arrow.BinaryTypes.StringView, 1, []*memory.Buffer{nil, inlineView("a\xffb")}, nil, 0, 0), nil},
 		{"string view past its buffer", "v", "view 0: 20 bytes at 0 past the 5 bytes of data buffer 0",
 			arrow.Field{Name: "v", Type: arrow.BinaryTypes.StringView},
 			array.NewData(arrow.BinaryTypes.StringView, 1, []*memory.Buffer{nil, viewBuf(20, 0, 0), bytesBuf("hello")}, nil, 0, 0), nil},
@@ -193,6 +206,31 @@ func TestWriteRejectsMalformedArrays(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// inlineView is the view of a string of at most 12 bytes, held inline.
+func inlineView(s string) *memory.Buffer {
+	b := make([]byte, 16)
+	binary.LittleEndian.PutUint32(b, uint32(len(s)))
+	copy(b[4:], s)
+	return memory.NewBufferBytes(b)
+}
+
+// TestValidateArrayUTF8UnderNulls: the bytes under a null slot are not a
+// value (Arrow leaves them undefined), so they need not be UTF-8; binary
+// arrays hold any bytes.
+func TestValidateArrayUTF8UnderNulls(t *testing.T) {
+	for _, d := range []arrow.ArrayData{
+		array.NewData(arrow.BinaryTypes.String, 3, []*memory.Buffer{bits(3, 0, 2), off32(0, 2, 4, 7), bytesBuf("ok\xff\xfeé!")}, nil, 1, 0),
+		array.NewData(arrow.BinaryTypes.Binary, 1, []*memory.Buffer{nil, off32(0, 2), bytesBuf("\xff\xfe")}, nil, 0, 0),
+		strData(off32(0, 2, 5), "éé!", 2),
+	} {
+		arr := array.MakeFromData(d)
+		if err := arrowpq.ValidateArray(arr); err != nil {
+			t.Errorf("%v: %v", arr, err)
+		}
+		arr.Release()
 	}
 }
 

@@ -359,7 +359,7 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 			var ae *arrayError
 			if errors.As(err, &ae) && ae.path != "" {
 				e.Column += "." + ae.path
-				e.Err = &arrayError{msg: ae.msg}
+				e.Err = &arrayError{msg: ae.msg, cause: ae.cause}
 			}
 			return w.fail(e)
 		}

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/metadata"
 )
 
 // ErrInvalidArray is wrapped by the errors of [Writer.Write] and
@@ -17,13 +20,15 @@ import (
 // length: offsets that decrease or point past the data, buffers shorter
 // than length × width, children shorter than the parent needs, a null
 // count that disagrees with the validity bitmap, dictionary indices out of
-// range, a child whose type is not the one its parent declares.
+// range, a child whose type is not the one its parent declares, a string
+// that is not UTF-8.
 var ErrInvalidArray = errors.New("invalid Arrow array")
 
 // ValidateArray checks that the buffers and children of arr agree with
 // its type and length, as the Writer does with every array before it
 // reads any (O(length): offsets, views, dictionary indices and validity
-// bitmaps are scanned, values are not). An error wraps ErrInvalidArray and
+// bitmaps are scanned, and the bytes of string values are checked to be
+// UTF-8). An error wraps ErrInvalidArray and
 // names the offending child by its dotted path below arr ("" for arr
 // itself, "element", "a.element", ...).
 func ValidateArray(arr arrow.Array) error {
@@ -33,20 +38,28 @@ func ValidateArray(arr arrow.Array) error {
 	return validateData(arr.Data(), arr.DataType(), "")
 }
 
-// arrayError is a validation failure at a path inside a column.
+// arrayError is a validation failure at a path inside a column. Its
+// cause is ErrInvalidArray, or metadata.ErrUnsupported for an array of a
+// type the writer does not write.
 type arrayError struct {
-	path string
-	msg  string
+	path  string
+	msg   string
+	cause error
 }
 
 func (e *arrayError) Error() string {
 	if e.path == "" {
-		return e.msg + ": " + ErrInvalidArray.Error()
+		return e.msg + ": " + e.Unwrap().Error()
 	}
-	return e.path + ": " + e.msg + ": " + ErrInvalidArray.Error()
+	return e.path + ": " + e.msg + ": " + e.Unwrap().Error()
 }
 
-func (e *arrayError) Unwrap() error { return ErrInvalidArray }
+func (e *arrayError) Unwrap() error {
+	if e.cause == nil {
+		return ErrInvalidArray
+	}
+	return e.cause
+}
 
 func invalid(path, format string, args ...any) error {
 	return &arrayError{path: path, msg: fmt.Sprintf(format, args...)}
@@ -139,11 +152,19 @@ func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
 			return invalid(path, "values buffer of %d bytes for %d values of %d bytes at offset %d", len(buf(1)), n, w, off)
 		}
 	case *arrow.StringType, *arrow.BinaryType:
-		return checkOffsets32(buf(1), off, n, len(buf(2)), "data bytes", path)
+		if err := checkOffsets32(buf(1), off, n, len(buf(2)), "data bytes", path); err != nil || dt.ID() != arrow.STRING || n == 0 {
+			return err
+		}
+		o := buf(1)
+		return checkUTF8Slots(func(i int) int64 { return int64(int32(binary.LittleEndian.Uint32(o[4*i:]))) }, buf(2), off, n, isValid, path)
 	case *arrow.LargeStringType, *arrow.LargeBinaryType:
-		return checkOffsets64(buf(1), off, n, len(buf(2)), "data bytes", path)
+		if err := checkOffsets64(buf(1), off, n, len(buf(2)), "data bytes", path); err != nil || dt.ID() != arrow.LARGE_STRING || n == 0 {
+			return err
+		}
+		o := buf(1)
+		return checkUTF8Slots(func(i int) int64 { return int64(binary.LittleEndian.Uint64(o[8*i:])) }, buf(2), off, n, isValid, path)
 	case *arrow.StringViewType, *arrow.BinaryViewType:
-		return checkViews(bufs, off, n, isValid, path)
+		return checkViews(bufs, off, n, isValid, dt.ID() == arrow.STRING_VIEW, path)
 	case *arrow.ListType, *arrow.MapType:
 		if err := needChildren(1); err != nil {
 			return err
@@ -188,7 +209,7 @@ func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
 			}
 		}
 	default:
-		return invalid(path, "arrays of type %v cannot be written", dt)
+		return &arrayError{path: path, msg: fmt.Sprintf("arrays of type %v cannot be written", dt), cause: metadata.ErrUnsupported}
 	}
 	return nil
 }
@@ -247,7 +268,7 @@ func checkOffsets64(b []byte, off, n, limit int, what, path string) error {
 // checkViews checks the 16-byte views of a string or binary view array:
 // a value of up to 12 bytes is inline; a longer one names a data buffer
 // (counted from buffer 2) and a range that must lie inside it.
-func checkViews(bufs []*memory.Buffer, off, n int, isValid func(int) bool, path string) error {
+func checkViews(bufs []*memory.Buffer, off, n int, isValid func(int) bool, utf8Values bool, path string) error {
 	var views []byte
 	if len(bufs) > 1 && bufs[1] != nil {
 		views = bufs[1].Bytes()
@@ -265,6 +286,9 @@ func checkViews(bufs []*memory.Buffer, off, n int, isValid func(int) bool, path 
 			return invalid(path, "view %d has length %d", i-off, size)
 		}
 		if size <= 12 {
+			if utf8Values && !utf8.Valid(v[4:4+size]) {
+				return invalid(path, "string value %d is not valid UTF-8", i-off)
+			}
 			continue
 		}
 		bi := int64(int32(binary.LittleEndian.Uint32(v[8:])))
@@ -274,6 +298,39 @@ func checkViews(bufs []*memory.Buffer, off, n int, isValid func(int) bool, path 
 		}
 		if start < 0 || start+int64(size) > int64(bufs[bi+2].Len()) {
 			return invalid(path, "view %d: %d bytes at %d past the %d bytes of data buffer %d", i-off, size, start, bufs[bi+2].Len(), bi)
+		}
+		if utf8Values && !utf8.Valid(bufs[bi+2].Bytes()[start:start+int64(size)]) {
+			return invalid(path, "string value %d is not valid UTF-8", i-off)
+		}
+	}
+	return nil
+}
+
+// checkUTF8Slots checks that the valid slots of a string array hold UTF-8,
+// as Arrow requires of utf8 arrays and the reader checks of STRING columns
+// (a file we write must read back). Offsets have been checked; offset(i)
+// reads offset i of the buffer. The slots' data is checked in one pass
+// when it is ASCII or valid UTF-8 cut only at character starts, and value
+// by value otherwise, skipping nulls (whose bytes Arrow leaves undefined).
+func checkUTF8Slots(offset func(int) int64, data []byte, off, n int, isValid func(int) bool, path string) error {
+	lo, hi := offset(off), offset(off+n)
+	if isASCII(data[lo:hi]) {
+		return nil
+	}
+	if utf8.Valid(data[lo:hi]) {
+		split := false
+		for i := off; i < off+n; i++ {
+			if o := offset(i); o < hi {
+				split = split || data[o]&0xc0 == 0x80
+			}
+		}
+		if !split {
+			return nil
+		}
+	}
+	for i := off; i < off+n; i++ {
+		if isValid(i) && !utf8.Valid(data[offset(i):offset(i+1)]) {
+			return invalid(path, "string value %d is not valid UTF-8", i-off)
 		}
 	}
 	return nil

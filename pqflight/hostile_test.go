@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // TestDoGetHostile serves the files of testdata/hostile (size fields
@@ -20,9 +22,10 @@ import (
 // the server keeps serving (a good DoGet after each).
 func TestDoGetHostile(t *testing.T) {
 	src := filepath.Join("..", "..", "shared", "testdata", "hostile")
+	testshared.Need(t, src)
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		t.Skip("../shared/testdata/hostile is missing")
+		t.Fatal(err)
 	}
 	root := filepath.Join(t.TempDir(), "root")
 	must(t, os.MkdirAll(root, 0o755))

@@ -28,6 +28,8 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/forge"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
 // The campaign: N mutants of the corpus files, each read in a child
@@ -199,9 +201,7 @@ func TestCampaign(t *testing.T) {
 		runChild(t, spec)
 		return
 	}
-	if _, err := os.Stat(filepath.Join(testdata, "parquet-testing")); err != nil {
-		t.Skip("../shared/testdata/parquet-testing is missing")
-	}
+	testshared.Need(t, filepath.Join(testdata, "parquet-testing"))
 	files, err := corpus()
 	if err != nil {
 		t.Fatal(err)
