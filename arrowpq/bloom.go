@@ -77,25 +77,6 @@ func (f *bloomFilter) insert(h uint64) {
 	}
 }
 
-// bloomCheck reports whether the serialized bitset may hold a value with
-// hash h.
-func bloomCheck(bitset []byte, h uint64) bool {
-	z := uint64(len(bitset) / bloomBlockBytes)
-	if z == 0 {
-		return false
-	}
-	blk := ((h >> 32) * z) >> 32
-	b := bitset[blk*bloomBlockBytes : blk*bloomBlockBytes+bloomBlockBytes]
-	lo := uint32(h)
-	for i := range 8 {
-		word := binary.LittleEndian.Uint32(b[i*4:])
-		if word&(1<<((lo*bloomSalt[i])>>27)) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // appendTo appends the BloomFilterHeader and the bitset to dst.
 func (f *bloomFilter) appendTo(dst []byte) ([]byte, error) {
 	hdr := &format.BloomFilterHeader{
@@ -119,25 +100,25 @@ func (f *bloomFilter) appendTo(dst []byte) ([]byte, error) {
 
 func (f *bloomFilter) insertInt32(vals []int32) {
 	for _, v := range vals {
-		f.insert(xxhash64Uint32(uint32(v)))
+		f.insert(metadata.XXHash64Uint32(uint32(v)))
 	}
 }
 
 func (f *bloomFilter) insertInt64(vals []int64) {
 	for _, v := range vals {
-		f.insert(xxhash64Uint64(uint64(v)))
+		f.insert(metadata.XXHash64Uint64(uint64(v)))
 	}
 }
 
 func (f *bloomFilter) insertFloat(vals []float32) {
 	for _, v := range vals {
-		f.insert(xxhash64Uint32(math.Float32bits(v)))
+		f.insert(metadata.XXHash64Uint32(math.Float32bits(v)))
 	}
 }
 
 func (f *bloomFilter) insertDouble(vals []float64) {
 	for _, v := range vals {
-		f.insert(xxhash64Uint64(math.Float64bits(v)))
+		f.insert(metadata.XXHash64Uint64(math.Float64bits(v)))
 	}
 }
 
@@ -145,7 +126,7 @@ func (f *bloomFilter) insertDouble(vals []float64) {
 // FIXED_LEN_BYTE_ARRAY).
 func (f *bloomFilter) insertFixed(vals []byte, width int) {
 	for i := 0; i+width <= len(vals); i += width {
-		f.insert(xxhash64(vals[i : i+width]))
+		f.insert(metadata.XXHash64(vals[i : i+width]))
 	}
 }
 
@@ -154,7 +135,7 @@ func (f *bloomFilter) insertFixed(vals []byte, width int) {
 func (f *bloomFilter) insertPlainByteArray(plain []byte) {
 	for pos := 0; pos+4 <= len(plain); {
 		end := pos + 4 + int(binary.LittleEndian.Uint32(plain[pos:]))
-		f.insert(xxhash64(plain[pos+4 : end]))
+		f.insert(metadata.XXHash64(plain[pos+4 : end]))
 		pos = end
 	}
 }
@@ -163,6 +144,6 @@ func (f *bloomFilter) insertPlainByteArray(plain []byte) {
 // its length prefix.
 func (f *bloomFilter) insertByteArray(offsets []int32, data []byte) {
 	for i := 0; i+1 < len(offsets); i++ {
-		f.insert(xxhash64(data[offsets[i]:offsets[i+1]]))
+		f.insert(metadata.XXHash64(data[offsets[i]:offsets[i+1]]))
 	}
 }

@@ -3,6 +3,7 @@ package arrowpq
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
@@ -232,7 +233,7 @@ func (c *columnWriter) updateStats() {
 	case format.Type_INT96:
 		if bf != nil {
 			for i := range g.i96 {
-				bf.insert(xxhash64(g.i96[i][:]))
+				bf.insert(metadata.XXHash64(g.i96[i][:]))
 			}
 		}
 	case format.Type_BYTE_ARRAY:
