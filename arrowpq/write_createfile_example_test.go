@@ -65,3 +65,41 @@ func ExampleCreateFile() {
 	// after Abort: "the previous version"
 	// after Close: 3 rows
 }
+
+func ExampleCreateOutputFile() {
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "out.csv")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+
+	// A failed export: the old file stays as it was.
+	o, err := arrowpq.CreateOutputFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintln(o, "half of the new")
+	o.Abort()
+	b, _ := os.ReadFile(path)
+	fmt.Printf("after Abort: %q\n", b)
+
+	// A complete one replaces it.
+	o, err = arrowpq.CreateOutputFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintln(o, "new")
+	if err := o.Commit(); err != nil {
+		log.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	entries, _ := os.ReadDir(dir)
+	fmt.Printf("after Commit: %q, %d file in the directory\n", b, len(entries))
+	// Output:
+	// after Abort: "old\n"
+	// after Commit: "new\n", 1 file in the directory
+}

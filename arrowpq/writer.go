@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,12 +53,9 @@ type Writer struct {
 	err         error
 	closed      bool
 
-	// CreateFile's output: file is the temporary file renamed to
-	// renameTo by Close, or (tmpPath empty) the target itself when it is
-	// not a regular file. filePath is the path as given, for errors.
-	file     *os.File
-	tmpPath  string
-	renameTo string
+	// CreateFile's output, committed by Close and aborted on failure;
+	// filePath is the path as given, for errors.
+	file     *OutputFile
 	filePath string
 }
 
@@ -151,136 +144,30 @@ func writeError(err error) *Error {
 	return newError("write", err)
 }
 
-// CreateFile creates the Parquet file path and returns a Writer to it.
-//
-// A regular file (new, or existing and to be replaced) is written to a
-// temporary file in the same directory, named ".NAME.arrowpq-tmp-RANDOM"
-// for a target NAME, which Close syncs and renames to path once
-// everything is written. Until then path is untouched: on any error, on
-// [Writer.Abort], or when Close is never reached, an existing file stays
-// byte for byte as it was (only a leftover temporary file can remain
-// after a crash, recognisable by its name). A replaced file keeps its
-// permission bits; a new one gets 0644.
-//
-// A symbolic link is written through: the temporary file and the rename
-// are at the file the link resolves to, and the link stays a link. A
-// link to nothing is refused.
-//
-// A target that is not a regular file — a named pipe, a character device
-// such as /dev/stdout or /dev/null — is opened for writing and written
-// straight through, since it cannot be renamed over; so is a path naming
-// an open descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N) that holds
-// a regular file, appended to as the shell opened it. Abort and errors
-// then stop the output where it is. A directory or a socket is an error
-// here, before anything is written.
+// CreateFile creates the Parquet file path and returns a Writer to it,
+// through [CreateOutputFile]: an existing file is replaced only by a
+// complete file, when Close succeeds; on any error, on [Writer.Abort], or
+// when Close is never reached, it stays byte for byte as it was. Symbolic
+// links, named pipes and devices are handled as CreateOutputFile says; a
+// directory is an error here, before anything is written.
 func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
-	pathErr := func(err error) error {
+	out, err := CreateOutputFile(path)
+	if err != nil {
 		e := newError("write", err)
 		e.Path = path
-		return e
+		return nil, e
 	}
-	target, mode, direct, err := createTarget(path)
+	w, err := newWriter(out, schema, opts)
 	if err != nil {
-		return nil, pathErr(err)
-	}
-	var f *os.File
-	if direct {
-		// O_WRONLY without O_TRUNC or O_CREATE: the target exists. Opening
-		// a named pipe waits for a reader. A regular file behind a
-		// descriptor path is appended to, as the shell set it up (">"
-		// truncated it already, ">>" appends).
-		flag := os.O_WRONLY
-		if st, err := os.Stat(target); err == nil && st.Mode().IsRegular() {
-			flag |= os.O_APPEND
-		}
-		f, err = os.OpenFile(target, flag, 0)
-		if err != nil {
-			return nil, pathErr(err)
-		}
-	} else {
-		f, err = os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+tempMarker+"*")
-		if err == nil {
-			err = f.Chmod(mode) // CreateTemp makes it private
-		}
-		if err != nil {
-			if f != nil {
-				f.Close()
-				os.Remove(f.Name())
-			}
-			return nil, pathErr(err)
-		}
-	}
-	w, err := newWriter(f, schema, opts)
-	if err != nil {
-		f.Close()
-		if !direct {
-			os.Remove(f.Name())
-		}
+		out.Abort()
 		var e *Error
 		if errors.As(err, &e) {
 			e.Path = path
 		}
 		return nil, err
 	}
-	w.file, w.filePath = f, path
-	if !direct {
-		w.tmpPath, w.renameTo = f.Name(), target
-	}
+	w.file, w.filePath = out, path
 	return w, nil
-}
-
-// isDescriptorPath reports whether path names an open file descriptor
-// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N)
-// rather than a file by name.
-func isDescriptorPath(path string) bool {
-	p := filepath.Clean(path)
-	switch {
-	case p == "/dev/stdout", p == "/dev/stderr", strings.HasPrefix(p, "/dev/fd/"):
-		return true
-	case strings.HasPrefix(p, "/proc/"):
-		parts := strings.Split(p, "/") // "", "proc", "self" or PID, "fd", N
-		return len(parts) == 5 && parts[3] == "fd"
-	}
-	return false
-}
-
-// tempMarker is in the name of CreateFile's temporary files, between the
-// target's name and a random suffix.
-const tempMarker = ".arrowpq-tmp-"
-
-// createTarget decides how CreateFile writes path: to a temporary file
-// renamed to target (a regular file, new or existing, with symbolic links
-// resolved), or directly (direct: an existing file that is not regular).
-// mode is the permission of the temporary file.
-func createTarget(path string) (target string, mode os.FileMode, direct bool, err error) {
-	st, err := os.Stat(path) // follows links
-	if errors.Is(err, fs.ErrNotExist) {
-		if lst, lerr := os.Lstat(path); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
-			return "", 0, false, errors.New("is a symbolic link to a file that does not exist")
-		}
-		return path, 0o644, false, nil
-	}
-	if err != nil {
-		return "", 0, false, err
-	}
-	switch m := st.Mode(); {
-	case m.IsDir():
-		return "", 0, false, errors.New("is a directory")
-	case m&(fs.ModeNamedPipe|fs.ModeCharDevice|fs.ModeDevice) != 0:
-		return path, 0, true, nil
-	case m.IsRegular() && isDescriptorPath(path):
-		// /dev/stdout redirected to a file: the file the shell opened.
-		// A rename would replace the file at the name the link resolves
-		// to, not the one the descriptor holds (deleted, or appended to).
-		return path, 0, true, nil
-	case !m.IsRegular():
-		return "", 0, false, fmt.Errorf("is not a regular file, named pipe or device (%v)", m.Type())
-	}
-	target, err = filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", 0, false, err
-	}
-	return target, st.Mode().Perm(), false, nil
 }
 
 // fail records the first error and returns it.
@@ -497,31 +384,11 @@ func (w *Writer) Close() error {
 	for _, cw := range w.cols {
 		cw.chunk.free(w.mem)
 	}
-	if w.file != nil && w.tmpPath == "" {
-		// A pipe or device, written straight through: nothing to sync
-		// (fsync fails on a pipe) or rename.
-		if cerr := w.file.Close(); err == nil && cerr != nil {
-			err = w.fail(cerr)
-		}
-	} else if w.file != nil {
-		// Flush to stable storage before the rename, so that a crash
-		// cannot leave a renamed file whose contents never reached disk.
-		if err == nil {
-			if serr := w.file.Sync(); serr != nil {
-				err = w.fail(serr)
-			}
-		}
-		cerr := w.file.Close()
-		if err == nil && cerr != nil {
-			err = w.fail(cerr)
-		}
-		if err == nil {
-			if rerr := os.Rename(w.tmpPath, w.renameTo); rerr != nil {
-				err = w.fail(rerr)
-			}
-		}
+	if w.file != nil {
 		if err != nil {
-			os.Remove(w.tmpPath)
+			w.file.Abort()
+		} else if cerr := w.file.Commit(); cerr != nil {
+			err = w.fail(cerr)
 		}
 	}
 	return err
@@ -545,11 +412,7 @@ func (w *Writer) Abort() error {
 		cw.chunk.free(w.mem)
 	}
 	if w.file != nil {
-		w.file.Close()
-		if w.tmpPath == "" {
-			return nil // a pipe or device: what was written stays written
-		}
-		if err := os.Remove(w.tmpPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := w.file.Abort(); err != nil {
 			return newError("abort", err)
 		}
 	}

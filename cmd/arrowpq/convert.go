@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -354,7 +355,7 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 		if err != nil {
 			return nil, err
 		}
-		dst, commit, abort = o.w, o.commit, o.abort
+		dst, commit, abort = o, o.Commit, func() { o.Abort() }
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
 	schema := withKV(src.schema, src.kv)
@@ -393,67 +394,17 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 	return &batchSink{write: relabel(sw.Write), close: func() error { return finish(sw.Close) }, abort: abort}, nil
 }
 
-// output is a file being written by createOutput.
-type output struct {
-	w      io.Writer
-	commit func() error // finish: close, and rename into place
-	abort  func()       // give up: the target is left as it was, where it can be
-}
-
-// createOutput opens path for writing a whole file at once.
-//
-//   - A new path or a regular file: a temporary file in the same
-//     directory, renamed over path by commit and removed by abort, so an
-//     existing file is replaced whole or not at all.
-//   - A symlink to a regular file: the same at the link's target, so the
-//     link stays a link.
-//   - Anything else that exists (a FIFO, /dev/stdout, a device): written
-//     straight through; abort cannot take back what was written.
-//   - A directory, or a symlink to nothing: an error.
-func createOutput(path string) (*output, error) {
-	target := path
-	if lst, err := os.Lstat(path); err == nil {
-		st, err := os.Stat(path) // follows links
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("%s is a symlink to a missing file: %w", path, err)
-		case st.IsDir():
-			return nil, fmt.Errorf("%s is a directory: OUT names the file to write", path)
-		case !st.Mode().IsRegular():
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return nil, err
-			}
-			return &output{w: f, commit: f.Close, abort: func() { f.Close() }}, nil
-		case lst.Mode()&os.ModeSymlink != 0:
-			if target, err = filepath.EvalSymlinks(path); err != nil {
-				return nil, err
-			}
-		}
+// createOutput opens path for writing a whole file at once, with the
+// library's rules (arrowpq.OutputFile): an existing file is replaced only
+// by a complete one, a symlink is written through, a FIFO or device is
+// written straight, a directory is an error.
+func createOutput(path string) (*arrowpq.OutputFile, error) {
+	o, err := arrowpq.CreateOutputFile(path)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		err = fmt.Errorf("%s %w", path, err) // "OUT is a directory"
 	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Chmod(0o644); err != nil { // CreateTemp makes it private
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &output{
-		w: f,
-		commit: func() error {
-			err := f.Close()
-			if err == nil {
-				err = os.Rename(f.Name(), target)
-			}
-			if err != nil {
-				os.Remove(f.Name())
-			}
-			return err
-		},
-		abort: func() { f.Close(); os.Remove(f.Name()) },
-	}, nil
+	return o, err
 }
 
 func convert(src *batchSource, out, outFmt string, opts *arrowpq.WriteOptions, stdout io.Writer, p *progress) error {

@@ -214,10 +214,10 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 	}
 	defer func() {
 		if err != nil {
-			o.abort()
+			o.Abort()
 		}
 	}()
-	bw := bufio.NewWriterSize(o.w, 1<<20)
+	bw := bufio.NewWriterSize(o, 1<<20)
 	w, err := arrowpq.NewWriter(bw, r.Schema(), &wopts)
 	if err != nil {
 		return err
@@ -240,7 +240,7 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := o.commit(); err != nil {
+	if err := o.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %d rows to %s\n", rows, cfg.output)
