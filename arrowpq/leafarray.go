@@ -425,8 +425,13 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 		}
 		off := newUninitBuffer(mem, (s.n+1)*4)
 		spreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s)
-		dataBuf := newUninitBuffer(mem, len(data))
-		copy(dataBuf.Bytes(), data)
+		var dataBuf *memory.Buffer
+		if _, fresh := mem.(freshAllocator); fresh {
+			dataBuf = freshCopy(data)
+		} else {
+			dataBuf = newUninitBuffer(mem, len(data))
+			copy(dataBuf.Bytes(), data)
+		}
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		off := memory.NewResizableBuffer(mem)

@@ -226,3 +226,75 @@ func TestFreshAllocator(t *testing.T) {
 		t.Fatalf("small Allocate: len %d", len(small))
 	}
 }
+
+// TestDefaultReadDataNotShared: with the default options the byte array
+// data of a flat leaf decodes into the leaf's own slice, reused batch after
+// batch (startBinary); every returned array must hold a copy. The value
+// bytes of the plain and dictionary-encoded columns never overlap the
+// memory of any leaf's slice, nor another batch's values.
+func TestDefaultReadDataNotShared(t *testing.T) {
+	const rows, rowGroup, batch = 20_000, 10_000, 2_500
+	data := safeMemFile(t, rows, rowGroup)
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	type span struct{ lo, hi uintptr }
+	spanOf := func(b []byte) span {
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		return span{p, p + uintptr(cap(b))}
+	}
+	overlap := func(a, b span) bool { return a.lo < b.hi && b.lo < a.hi }
+	var kept []arrow.RecordBatch
+	defer func() {
+		for _, rec := range kept {
+			rec.Release()
+		}
+	}()
+	var seen []span
+	owned := 0
+	for r.Next() {
+		rec := r.RecordBatch()
+		rec.Retain()
+		kept = append(kept, rec)
+		var own []span
+		for _, f := range r.plan.fields {
+			if fr, ok := f.(*fieldReader); ok {
+				for _, lr := range fr.leaves {
+					if lr.binaryOut && cap(lr.dense.data) > 0 {
+						own = append(own, spanOf(lr.dense.data))
+					}
+				}
+			}
+		}
+		if len(own) == 0 {
+			t.Fatal("no leaf kept its data slice: the test no longer covers startBinary's own buffer")
+		}
+		owned += len(own)
+		for c := 0; c < 2; c++ {
+			vals := rec.Column(c).(*array.String).ValueBytes()
+			if len(vals) == 0 {
+				t.Fatalf("column %d: no value bytes", c)
+			}
+			s := spanOf(vals[:len(vals):len(vals)])
+			for _, o := range own {
+				if overlap(s, o) {
+					t.Fatalf("column %d of batch %d shares memory with a leaf's own data slice", c, len(kept)-1)
+				}
+			}
+			for _, p := range seen {
+				if overlap(s, p) {
+					t.Fatalf("column %d of batch %d shares memory with an earlier batch", c, len(kept)-1)
+				}
+			}
+			seen = append(seen, s)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != rows/batch {
+		t.Fatalf("%d batches, want %d", len(kept), rows/batch)
+	}
+}

@@ -151,16 +151,43 @@ func (d *denseValues) takeDirect() *memory.Buffer {
 // buffers from mem, with room for numValues values (more grow the buffers)
 // and about as many bytes as the previous batch had. Buffers a batch did
 // not hand over are reused.
+//
+// With the default freshAllocator the data is not decoded into an Arrow
+// buffer: its size is known only once the batch is decoded, so a buffer
+// allocated ahead is either short (the decoders grow it elsewhere and
+// rehomeBinary copies it back: two more fresh buffers) or too long (the
+// slack is zeroed and handed out with the array), and the dictionary
+// gathers ask for room for their longest value each. Instead the data
+// decodes into d.data, the leaf's own slice reused batch after batch,
+// and takeBinary copies it into a fresh buffer of the exact size, which
+// the runtime does not zero first (freshCopy). The pool keeps the direct
+// path: its buffers come back, so a guess that is too long costs nothing.
 func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
+	_, fresh := mem.(freshAllocator)
 	if d.offBuf == nil {
 		d.offBuf = newUninitBuffer(mem, (numValues+1)*4)
-		d.dataBuf = newUninitBuffer(mem, max(d.dataHint+d.dataHint/4, 64))
+		if !fresh {
+			d.dataBuf = newUninitBuffer(mem, max(d.dataHint+d.dataHint/4, 64))
+		}
 	}
 	d.offBuf.Reserve((numValues + 1) * 4)
 	d.offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:1]
 	d.offsets[0] = 0
+	if d.dataBuf == nil {
+		d.data = slices.Grow(d.data[:0], d.dataHint)
+		return
+	}
 	d.dataBuf.Reserve(max(d.dataHint+d.dataHint/4, 64))
 	d.data = d.dataBuf.Buf()[:0]
+}
+
+// freshCopy returns a new buffer, owned by nothing, holding a copy of b.
+// append to an empty slice allocates without clearing the bytes it then
+// copies over (runtime.growslice), so unlike make and copy the new memory
+// is written once; every byte of it is one of b's, so nothing earlier in
+// the process can show through.
+func freshCopy(b []byte) *memory.Buffer {
+	return memory.NewBufferBytes(append([]byte{}, b...))
 }
 
 // reserveBinary makes room in the offsets buffer for k more values. The
@@ -189,6 +216,9 @@ func (d *denseValues) rehomeBinary() {
 		d.offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:len(off)]
 		copy(d.offsets, off)
 	}
+	if d.dataBuf == nil {
+		return // the data is the leaf's own (startBinary)
+	}
 	if b := d.dataBuf.Buf(); len(d.data) > 0 && (len(b) == 0 || &d.data[0] != &b[0]) {
 		data := d.data
 		d.dataBuf.Reserve(cap(data))
@@ -208,11 +238,18 @@ func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
 		spreadOffsetsInPlace(out, nv, s)
 	}
 	d.offBuf.ResizeNoShrink((s.n + 1) * 4)
-	d.dataBuf.ResizeNoShrink(len(d.data))
 	d.dataHint = max(d.dataHint, len(d.data))
-	offsets, data = d.offBuf, d.dataBuf
+	offsets = d.offBuf
+	if d.dataBuf == nil {
+		data = freshCopy(d.data)
+		d.data = d.data[:0] // kept: the array has its own copy
+	} else {
+		d.dataBuf.ResizeNoShrink(len(d.data))
+		data = d.dataBuf
+		d.data = nil
+	}
 	d.offBuf, d.dataBuf = nil, nil
-	d.offsets, d.data = nil, nil
+	d.offsets = nil
 	return offsets, data
 }
 
