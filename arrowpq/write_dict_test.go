@@ -124,6 +124,12 @@ func dictBatch(t testing.TB, mem memory.Allocator, dc dictCase, batch, n int, r 
 	// Shuffle the dictionary per batch: each batch has its own.
 	perm := r.Perm(dc.k + 1)
 	pb := array.NewInt64Builder(mem)
+	if batch == 2 {
+		// The dictionary of batch 2 is a slice whose first value is not
+		// at offset 0 of its buffers (arrow-go's ValueBytes of a binary
+		// slice starts at its first value, ValueOffsets does not).
+		pb.Append(int64(perm[0]))
+	}
 	for _, p := range perm {
 		pb.Append(int64(p))
 	}
@@ -136,6 +142,11 @@ func dictBatch(t testing.TB, mem memory.Allocator, dc dictCase, batch, n int, r 
 	dv, err := compute.TakeArray(context.Background(), vals, pidx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if batch == 2 {
+		sl := array.NewSlice(dv, 1, int64(dv.Len()))
+		dv.Release()
+		dv = sl
 	}
 	defer dv.Release()
 	unused := -1

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -59,7 +61,7 @@ func (c *columnWriter) bindMemo(numSlots, dictLen int) {
 	// An empty dictionary may have no offsets at all, and arrow-go's
 	// ValueOffsets panics on those.
 	if s, ok := c.values.(binaryLike); ok && c.phys == format.Type_BYTE_ARRAY && dictLen > 0 {
-		offs, data := s.ValueOffsets(), s.ValueBytes()
+		offs, data := binaryValues(s)
 		if len(offs) < dictLen+1 {
 			m.on = false // gatherMemoBinary would refuse it; the per-value path reports it
 			return
@@ -186,7 +188,18 @@ var noValues = [1]int32{0}
 // binaryLike is *array.String and *array.Binary: 32-bit offsets.
 type binaryLike interface {
 	ValueOffsets() []int32
-	ValueBytes() []byte
+	Data() arrow.ArrayData
+}
+
+// binaryValues returns the offsets of s's values and the data buffer they
+// index. Not arrow-go's ValueBytes: for a slice whose first value is not
+// at offset 0 it starts at that value, while ValueOffsets is not rebased,
+// and indexing one with the other read the wrong bytes (or past the end).
+func binaryValues(s binaryLike) (offs []int32, data []byte) {
+	if bufs := s.Data().Buffers(); len(bufs) > 2 && bufs[2] != nil {
+		data = bufs[2].Bytes()
+	}
+	return s.ValueOffsets(), data
 }
 
 // gatherMemoBinary is gatherMemo for String and Binary dictionaries: it
@@ -197,7 +210,7 @@ type binaryLike interface {
 func (c *columnWriter) gatherMemoBinary(s binaryLike, idx []int64) error {
 	g, m := &c.g, &c.memo
 	distinct := m.distinct
-	offs, data := s.ValueOffsets(), s.ValueBytes()
+	offs, data := binaryValues(s)
 	if len(offs) < c.values.Len()+1 {
 		return fmt.Errorf("binary dictionary of %d values with %d offsets: %w", c.values.Len(), len(offs), errInvalidArray)
 	}
