@@ -148,7 +148,10 @@ func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
 		if w <= 0 {
 			return invalid(path, "type %v has no byte width", dt)
 		}
-		if n > 0 && len(buf(1))/w < end {
+		// Also with no values: arrow-go slices a present values buffer
+		// at [off:off+n] when it makes the array (lazily for a
+		// dictionary's values, inside the Writer).
+		if (n > 0 || len(bufs) > 1 && bufs[1] != nil) && len(buf(1))/w < end {
 			return invalid(path, "values buffer of %d bytes for %d values of %d bytes at offset %d", len(buf(1)), n, w, off)
 		}
 	case *arrow.StringType, *arrow.BinaryType:
