@@ -237,7 +237,7 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *o
 	defer f.Close()
 	file, ferr := metadata.ReadFooter(f, size)
 	if ferr != nil {
-		return nil, nil, status.Errorf(codes.Internal, "pqflight: %s: %v", t.Path, ferr)
+		return nil, nil, status.Errorf(readCode(ferr), "pqflight: %s: %v", t.Path, ferr)
 	}
 	for _, rg := range t.RowGroups {
 		if rg >= len(file.Meta.RowGroups) {
@@ -250,5 +250,5 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *o
 			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, err)
 		}
 	}
-	return nil, nil, status.Errorf(codes.Internal, "pqflight: %s: %v", t.Path, err)
+	return nil, nil, status.Errorf(readCode(err), "pqflight: %s: %v", t.Path, err)
 }

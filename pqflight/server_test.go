@@ -319,8 +319,8 @@ func TestBadRequests(t *testing.T) {
 		{"root itself", `{"path":"."}`, codes.InvalidArgument},
 		{"symlink out of root", `{"path":"escape.parquet"}`, codes.PermissionDenied},
 		{"directory", `{"path":"sub"}`, codes.InvalidArgument},
-		{"not parquet", `{"path":"notes.txt"}`, codes.Internal},
-		{"corrupt", `{"path":"broken.parquet"}`, codes.Internal},
+		{"not parquet", `{"path":"notes.txt"}`, codes.DataLoss},
+		{"corrupt", `{"path":"broken.parquet"}`, codes.DataLoss},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

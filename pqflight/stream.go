@@ -21,6 +21,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
 // DoGet streams the record batches a JSON [Ticket] asks for. It reads one
@@ -62,7 +64,7 @@ func (s *Server) DoGet(tk *flight.Ticket, stream flight.FlightService_DoGetServe
 
 // streamStatus turns an error of a stream into a gRPC status: Canceled or
 // DeadlineExceeded when the client went away, the error itself when it
-// already is a status, Internal otherwise.
+// already is a status, the code of readCode otherwise.
 func streamStatus(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return status.FromContextError(cerr).Err()
@@ -73,7 +75,27 @@ func streamStatus(ctx context.Context, op string, err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	return status.Errorf(codes.Internal, "pqflight: %s: %v", op, err)
+	return status.Errorf(readCode(err), "pqflight: %s: %v", op, err)
+}
+
+// readCode is the gRPC code of an error reading a served file: DataLoss
+// for a file that is not Parquet or is corrupt (a checksum mismatch too),
+// ResourceExhausted for a file over the reader's limits, Unimplemented for
+// what the reader does not support (encryption, a codec), Internal for
+// the rest, and always for a bug (arrowpq.ErrInternal).
+func readCode(err error) codes.Code {
+	switch {
+	case errors.Is(err, arrowpq.ErrInternal):
+		return codes.Internal
+	case errors.Is(err, metadata.ErrNotParquet), errors.Is(err, metadata.ErrCorrupt),
+		errors.Is(err, pagecodec.ErrCorrupt), errors.Is(err, pagecodec.ErrChecksum):
+		return codes.DataLoss
+	case errors.Is(err, metadata.ErrLimit), errors.Is(err, pagecodec.ErrLimit):
+		return codes.ResourceExhausted
+	case errors.Is(err, metadata.ErrEncrypted), errors.Is(err, metadata.ErrUnsupported), errors.Is(err, pagecodec.ErrUnsupported):
+		return codes.Unimplemented
+	}
+	return codes.Internal
 }
 
 // PutResult is the JSON in the app metadata of the PutResult that DoPut

@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
 	"typemap":             {"metadata", "metadata/format"},
 	"arrowpq":             {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack"},
-	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap"},
+	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":          {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
 	"cmd/arrowpq":         {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
 }
