@@ -226,21 +226,7 @@ func checkOffsets32(b []byte, off, n, limit int, what, path string) error {
 	if len(b)/4 < off+n+1 {
 		return invalid(path, "offsets buffer of %d bytes for %d slots at offset %d", len(b), n, off)
 	}
-	prev := int32(binary.LittleEndian.Uint32(b[4*off:]))
-	if prev < 0 {
-		return invalid(path, "first offset %d is negative", prev)
-	}
-	for i := off + 1; i <= off+n; i++ {
-		v := int32(binary.LittleEndian.Uint32(b[4*i:]))
-		if v < prev {
-			return invalid(path, "offsets decrease at slot %d: %d after %d", i-off-1, v, prev)
-		}
-		prev = v
-	}
-	if int64(prev) > int64(limit) {
-		return invalid(path, "last offset %d is past the %d %s", prev, limit, what)
-	}
-	return nil
+	return checkOffsetRun(arrow.Int32Traits.CastFromBytes(b)[off:off+n+1], limit, what, path)
 }
 
 // checkOffsets64 is checkOffsets32 for int64 offsets.
@@ -251,18 +237,22 @@ func checkOffsets64(b []byte, off, n, limit int, what, path string) error {
 	if len(b)/8 < off+n+1 {
 		return invalid(path, "offsets buffer of %d bytes for %d slots at offset %d", len(b), n, off)
 	}
-	prev := int64(binary.LittleEndian.Uint64(b[8*off:]))
+	return checkOffsetRun(arrow.Int64Traits.CastFromBytes(b)[off:off+n+1], limit, what, path)
+}
+
+// checkOffsetRun checks the n+1 offsets of n slots (at least one).
+func checkOffsetRun[T int32 | int64](offs []T, limit int, what, path string) error {
+	prev := offs[0]
 	if prev < 0 {
 		return invalid(path, "first offset %d is negative", prev)
 	}
-	for i := off + 1; i <= off+n; i++ {
-		v := int64(binary.LittleEndian.Uint64(b[8*i:]))
+	for i, v := range offs[1:] {
 		if v < prev {
-			return invalid(path, "offsets decrease at slot %d: %d after %d", i-off-1, v, prev)
+			return invalid(path, "offsets decrease at slot %d: %d after %d", i, v, prev)
 		}
 		prev = v
 	}
-	if prev > int64(limit) {
+	if int64(prev) > int64(limit) {
 		return invalid(path, "last offset %d is past the %d %s", prev, limit, what)
 	}
 	return nil
