@@ -168,7 +168,9 @@ func alpBenchEncoder(f64 []float64, f32 []float32, enc string) func() ([]byte, [
 				dictPage, page = d64.AppendDictPage(dictPage), d64.AppendIndices(page)
 			}
 		case "alp":
-			alp.Reset()
+			// The preset is kept from the first call: this measures a
+			// page of a column chunk; BenchmarkALPPreset measures the
+			// per-chunk sampling.
 			if f32 != nil {
 				alp.AppendFloat(f32)
 			} else {
@@ -241,5 +243,27 @@ func alpBenchDecoder(b *testing.B, width int, enc string, dictBytes int) func(di
 			}
 		}
 		return err
+	}
+}
+
+// BenchmarkALPPreset measures what a new column chunk costs on top of its
+// pages: the sampling that picks the (exponent, factor) preset (8 vectors of
+// 1024, 256 values each, every combination tried).
+func BenchmarkALPPreset(b *testing.B) {
+	for _, data := range alpBenchData() {
+		if data.f64 == nil {
+			continue
+		}
+		b.Run("data="+data.name, func(b *testing.B) {
+			var e ALPEncoder
+			e.width = 8
+			e.pend64 = data.f64[:8*1024]
+			b.ReportAllocs()
+			for b.Loop() {
+				e.haveSet = false
+				e.makePreset(1024)
+			}
+			b.ReportMetric(float64(len(e.preset)), "combos")
+		})
 	}
 }

@@ -283,14 +283,18 @@ func alpEncode32(v float32, c alpCombo) (int32, bool) {
 }
 
 // estimate64 is the estimated encoded size in bits of vals under c:
-// packed deltas plus exceptions.
-func estimate64(vals []float64, c alpCombo) int {
+// packed deltas plus exceptions; limit or more when it is not below limit.
+func estimate64(vals []float64, c alpCombo, limit int) int {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	exc := 0
 	for _, v := range vals {
 		n, ok := alpEncode64(v, c)
 		if !ok {
-			exc++
+			// Give up on a combination whose exceptions alone
+			// cost more than the best so far.
+			if exc++; exc*8*(8+alpExceptionBytes) >= limit {
+				return limit
+			}
 			continue
 		}
 		lo, hi = min(lo, n), max(hi, n)
@@ -302,13 +306,17 @@ func estimate64(vals []float64, c alpCombo) int {
 	return (len(vals)-exc)*w + exc*8*(8+alpExceptionBytes)
 }
 
-func estimate32(vals []float32, c alpCombo) int {
+func estimate32(vals []float32, c alpCombo, limit int) int {
 	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
 	exc := 0
 	for _, v := range vals {
 		n, ok := alpEncode32(v, c)
 		if !ok {
-			exc++
+			// Give up on a combination whose exceptions alone
+			// cost more than the best so far.
+			if exc++; exc*8*(4+alpExceptionBytes) >= limit {
+				return limit
+			}
 			continue
 		}
 		lo, hi = min(lo, n), max(hi, n)
@@ -323,7 +331,7 @@ func estimate32(vals []float32, c alpCombo) int {
 func bestCombo64(vals []float64, cands []alpCombo) alpCombo {
 	best, bestSize := cands[0], math.MaxInt
 	for _, c := range cands {
-		if s := estimate64(vals, c); s < bestSize {
+		if s := estimate64(vals, c, bestSize); s < bestSize {
 			best, bestSize = c, s
 		}
 	}
@@ -333,7 +341,7 @@ func bestCombo64(vals []float64, cands []alpCombo) alpCombo {
 func bestCombo32(vals []float32, cands []alpCombo) alpCombo {
 	best, bestSize := cands[0], math.MaxInt
 	for _, c := range cands {
-		if s := estimate32(vals, c); s < bestSize {
+		if s := estimate32(vals, c, bestSize); s < bestSize {
 			best, bestSize = c, s
 		}
 	}
