@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/arrowpq/arrowpq/internal/oracle"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -168,5 +170,30 @@ func TestALPFileUnknownToArrowGo(t *testing.T) {
 				t.Fatalf("column %d value %d: %#x, want %#x", ci, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestALPFileUnknownToOracles: DuckDB, hyparquet and arrow-rs (parquet-wasm)
+// do not know ALP either; each must report an error for the file (the Node
+// process itself must not die).
+func TestALPFileUnknownToOracles(t *testing.T) {
+	f64, f32 := make([]float64, 100), make([]float32, 100)
+	for i := range f64 {
+		f64[i], f32[i] = float64(i)/4, float32(i)/2
+	}
+	path := filepath.Join(t.TempDir(), "alp.parquet")
+	if err := os.WriteFile(path, alpTestFile(t, f64, f32), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oracle.Need(t)
+	for _, engine := range []string{"duckdb", "hyparquet", "parquetwasm"} {
+		res, err := oracle.DumpMany(engine, []string{path})
+		if err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		if res[0].Err == "" {
+			t.Errorf("%s read an ALP file without an error: %.200s", engine, res[0].Rows)
+		}
+		t.Logf("%s: %s", engine, strings.TrimSpace(res[0].Err))
 	}
 }
