@@ -97,10 +97,12 @@ func BenchmarkALP(b *testing.B) {
 				b.Run(name+"/op=encode", func(b *testing.B) {
 					b.SetBytes(int64(raw))
 					b.ReportAllocs()
+					cpu := cpuNanos()
 					for b.Loop() {
 						d, v := encode()
 						compress(d, v)
 					}
+					reportCPU(b, cpu, raw)
 					b.ReportMetric(float64(size)/benchN, "B/value")
 				})
 				b.Run(name+"/op=decode", func(b *testing.B) {
@@ -109,6 +111,7 @@ func BenchmarkALP(b *testing.B) {
 					ud, uv := make([]byte, len(dict)), make([]byte, len(vals))
 					b.SetBytes(int64(raw))
 					b.ReportAllocs()
+					cpu := cpuNanos()
 					for b.Loop() {
 						d, v := cd, cv
 						if comp != nil {
@@ -124,10 +127,19 @@ func BenchmarkALP(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+					reportCPU(b, cpu, raw)
 					b.ReportMetric(float64(size)/benchN, "B/value")
 				})
 			}
 		}
+	}
+}
+
+// reportCPU reports cpu-MB/s: bytes per op over the CPU time the process
+// spent since cpu (run with GOMAXPROCS=1 so that it is this loop's).
+func reportCPU(b *testing.B, cpu int64, bytes int) {
+	if d := cpuNanos() - cpu; d > 0 && cpu > 0 {
+		b.ReportMetric(float64(bytes)*float64(b.N)/(float64(d)/1e9)/1e6, "cpu-MB/s")
 	}
 }
 
