@@ -259,8 +259,14 @@ func (st *Stats) applyTotalOrder() { st.TotalOrder = true }
 // NaN: under IEEE_754_TOTAL_ORDER, a NaN min and max. (Under TYPE_ORDER a
 // reader needs the value count too: nan_count + null_count == num_values.)
 func (st *Stats) AllNaN() bool {
-	return st.TotalOrder && st.HasMin && st.HasMax &&
-		isNaNBits(st.Min.Bits, st.Min.floatWidth()) && isNaNBits(st.Max.Bits, st.Max.floatWidth())
+	return st.TotalOrder && st.HasMin && st.HasMax && st.Min.IsNaN() && st.Max.IsNaN()
+}
+
+// IsNaN reports whether v is a floating point NaN, from its stored bits. In
+// a ColumnIndex of a column under IEEE_754_TOTAL_ORDER, a NaN in min_values
+// or max_values says that every non-null value of the page is NaN.
+func (v Value) IsNaN() bool {
+	return v.Kind == KindFloat && isNaNBits(v.Bits, v.floatWidth())
 }
 
 // floatWidth is the byte width of a KindFloat value's bits.

@@ -99,6 +99,14 @@ func TestCompareTotalOrderValues(t *testing.T) {
 	if got, ok := CompareTotalOrder(sn, qn); !ok || got != -1 {
 		t.Errorf("sNaN vs qNaN: %d, %v", got, ok)
 	}
+	for _, x := range []Value{sn, qn, v(0xffc00000)} {
+		if !x.IsNaN() {
+			t.Errorf("%#x is not NaN", x.Bits)
+		}
+	}
+	if v(0x7f800000).IsNaN() || v(0xff800000).IsNaN() {
+		t.Error("an infinity is NaN")
+	}
 	if got, ok := CompareTotalOrder(v(0x80000000), v(0)); !ok || got != -1 {
 		t.Errorf("-0 vs +0: %d, %v", got, ok)
 	}
@@ -114,6 +122,9 @@ func TestCompareTotalOrderValues(t *testing.T) {
 	b, _ := DecodeValue(h, []byte{0x00, 0xfc}) // -Inf
 	if got, ok := CompareTotalOrder(a, b); !ok || got != -1 {
 		t.Errorf("FLOAT16 -NaN vs -Inf: %d, %v", got, ok)
+	}
+	if !a.IsNaN() || b.IsNaN() {
+		t.Errorf("FLOAT16 IsNaN: -NaN %v, -Inf %v", a.IsNaN(), b.IsNaN())
 	}
 }
 
