@@ -271,9 +271,13 @@ func BenchmarkALPPreset(b *testing.B) {
 			e.width = 8
 			e.pend64 = data.f64[:8*1024]
 			b.ReportAllocs()
+			cpu := cpuNanos()
 			for b.Loop() {
 				e.haveSet = false
 				e.makePreset(1024)
+			}
+			if d := cpuNanos() - cpu; d > 0 && cpu > 0 {
+				b.ReportMetric(float64(d)/float64(b.N)/1e6, "cpu-ms/op")
 			}
 			b.ReportMetric(float64(len(e.preset)), "combos")
 		})

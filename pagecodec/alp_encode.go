@@ -287,7 +287,7 @@ func alpEncode32(v float32, c alpCombo) (int32, bool) {
 func estimate64(vals []float64, c alpCombo, limit int) int {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	exc := 0
-	for _, v := range vals {
+	for i, v := range vals {
 		n, ok := alpEncode64(v, c)
 		if !ok {
 			// Give up on a combination whose exceptions alone
@@ -298,6 +298,11 @@ func estimate64(vals []float64, c alpCombo, limit int) int {
 			continue
 		}
 		lo, hi = min(lo, n), max(hi, n)
+		// Every 32 values, the same with the bit width so far: the
+		// width only grows, so this is a lower bound of the result.
+		if i%32 == 31 && (i+1-exc)*bits.Len64(uint64(hi)-uint64(lo))+exc*8*(8+alpExceptionBytes) >= limit {
+			return limit
+		}
 	}
 	w := 0
 	if lo <= hi {
@@ -309,7 +314,7 @@ func estimate64(vals []float64, c alpCombo, limit int) int {
 func estimate32(vals []float32, c alpCombo, limit int) int {
 	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
 	exc := 0
-	for _, v := range vals {
+	for i, v := range vals {
 		n, ok := alpEncode32(v, c)
 		if !ok {
 			// Give up on a combination whose exceptions alone
@@ -320,6 +325,11 @@ func estimate32(vals []float32, c alpCombo, limit int) int {
 			continue
 		}
 		lo, hi = min(lo, n), max(hi, n)
+		// Every 32 values, the same with the bit width so far: the
+		// width only grows, so this is a lower bound of the result.
+		if i%32 == 31 && (i+1-exc)*bits.Len32(uint32(hi)-uint32(lo))+exc*8*(4+alpExceptionBytes) >= limit {
+			return limit
+		}
 	}
 	w := 0
 	if lo <= hi {
