@@ -93,6 +93,11 @@ type Stats struct {
 	// column may hold NaNs.
 	NaNCount    int64
 	HasNaNCount bool
+	// TotalOrder is true when Min and Max of a float column are ordered by
+	// IEEE_754_TOTAL_ORDER (see [CompareTotalOrder]): -0 and +0 are then
+	// distinct bounds, and NaN bounds mean every non-null value is NaN
+	// ([Stats.AllNaN]).
+	TotalOrder bool
 }
 
 // columnType is the interpretation of a column's values that statistics
@@ -389,6 +394,8 @@ func DecodeStats(c *Column, order *format.ColumnOrder, s *format.Statistics) (St
 	// column order says.
 	if t.kind == KindFloat && (st.Legacy || ord != orderIEEE754) {
 		st.adjustFloats()
+	} else if t.kind == KindFloat {
+		st.applyTotalOrder()
 	}
 	if !st.HasMin {
 		st.MinExact = ExactUnknown
@@ -491,10 +498,12 @@ func (t *columnType) decode(b []byte) (Value, error) {
 			v.Int = int64(i)
 		}
 	case format.Type_FLOAT:
-		v.Float = float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		v.Bits = uint64(binary.LittleEndian.Uint32(b))
+		v.Float = float64(math.Float32frombits(uint32(v.Bits)))
 		return v, nil
 	case format.Type_DOUBLE:
-		v.Float = math.Float64frombits(binary.LittleEndian.Uint64(b))
+		v.Bits = binary.LittleEndian.Uint64(b)
+		v.Float = math.Float64frombits(v.Bits)
 		return v, nil
 	case format.Type_INT96:
 		v.Bytes = b
@@ -502,7 +511,8 @@ func (t *columnType) decode(b []byte) (Value, error) {
 	case format.Type_BYTE_ARRAY, format.Type_FIXED_LEN_BYTE_ARRAY:
 		switch t.kind {
 		case KindFloat:
-			v.Float = float64(Float16ToFloat32(binary.LittleEndian.Uint16(b)))
+			v.Bits = uint64(binary.LittleEndian.Uint16(b))
+			v.Float = float64(Float16ToFloat32(uint16(v.Bits)))
 		case KindDecimal:
 			if len(b) == 0 {
 				return Value{}, fmt.Errorf("decimal of 0 bytes")

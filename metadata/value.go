@@ -90,6 +90,11 @@ type Value struct {
 	Uint  uint64
 	Float float64
 	Bytes []byte
+	// Bits holds the IEEE 754 bits of a KindFloat value as stored
+	// (binary64 for DOUBLE, binary32 for FLOAT, binary16 for FLOAT16), so
+	// that NaN payloads and the sign of zero survive for
+	// [CompareTotalOrder]; Float is the same value widened.
+	Bits uint64
 
 	// Unscaled and Scale give a decimal: Unscaled * 10^-Scale.
 	Unscaled *big.Int

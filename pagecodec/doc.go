@@ -6,7 +6,8 @@
 //
 // The format is apache/parquet-format at commit
 // 010f49b89eab98b498986709be5fedaaf2ea916f (Encodings.md, Compression.md,
-// src/main/thrift/parquet.thrift).
+// src/main/thrift/parquet.thrift); ALP (a preview of the format) follows
+// AlpEncoding.md at commit 19b0fe724db6b37231f85c8c15d7b40b1385ca5e.
 //
 // Layers:
 //   - [PageReader] walks the pages of a column chunk held in memory: it
@@ -16,7 +17,7 @@
 //   - One decoder type per encoding ([PlainDecoder],
 //     [DictIndexDecoder], [RLEBooleanDecoder], [DeltaBinaryPackedDecoder],
 //     [DeltaLengthByteArrayDecoder], [DeltaByteArrayDecoder],
-//     [ByteStreamSplitDecoder]) is set up once per page with Reset and then
+//     [ByteStreamSplitDecoder], [ALPDecoder]) is set up once per page with Reset and then
 //     decodes batches with methods typed by physical type; one encoder type
 //     per encoding appends to reusable buffers and reports its size so far.
 //

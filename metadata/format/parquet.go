@@ -421,6 +421,7 @@ const (
 	Encoding_DELTA_BYTE_ARRAY        Encoding = 7
 	Encoding_RLE_DICTIONARY          Encoding = 8
 	Encoding_BYTE_STREAM_SPLIT       Encoding = 9
+	Encoding_ALP                     Encoding = 10
 )
 
 func (p Encoding) String() string {
@@ -443,6 +444,8 @@ func (p Encoding) String() string {
 		return "RLE_DICTIONARY"
 	case Encoding_BYTE_STREAM_SPLIT:
 		return "BYTE_STREAM_SPLIT"
+	case Encoding_ALP:
+		return "ALP"
 	}
 	return "<UNSET>"
 }
@@ -467,6 +470,8 @@ func EncodingFromString(s string) (Encoding, error) {
 		return Encoding_RLE_DICTIONARY, nil
 	case "BYTE_STREAM_SPLIT":
 		return Encoding_BYTE_STREAM_SPLIT, nil
+	case "ALP":
+		return Encoding_ALP, nil
 	}
 	return Encoding(0), fmt.Errorf("not a valid Encoding string")
 }

@@ -204,6 +204,9 @@ enum Encoding {
   DELTA_BYTE_ARRAY = 7;
   RLE_DICTIONARY = 8;
   BYTE_STREAM_SPLIT = 9;
+  // ALP for FLOAT and DOUBLE (AlpEncoding.md, a preview in apache/parquet-format
+  // since 2026-08): pagecodec.ALPDecoder.
+  ALP = 10;
 }
 
 enum CompressionCodec {
