@@ -181,9 +181,44 @@ func decryptIndexes(cd *encryption.ChunkDecryptor, data []byte, cc *format.Colum
 	return nil
 }
 
+// dumpArrowGoErr is dumpArrowGo that returns the first error instead of
+// failing the test (arrow-go panics are recovered into errors).
+func dumpArrowGoErr(data []byte, props *parquet.FileDecryptionProperties) (out []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("arrow-go panic: %v", r)
+		}
+	}()
+	ft := &fatalTB{}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != ft {
+				panic(r)
+			}
+		}()
+		out = dumpArrowGo(ft, data, props)
+	}()
+	if ft.err != nil {
+		return nil, ft.err
+	}
+	return out, nil
+}
+
+// fatalTB turns Fatalf into a panic that dumpArrowGoErr recovers.
+type fatalTB struct {
+	testing.TB
+	err error
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.err = fmt.Errorf(format, args...)
+	panic(f)
+}
+
 // dumpArrowGo renders every leaf value of a file, with its levels, as
 // arrow-go's parquet/file reads it: one string per column chunk.
-func dumpArrowGo(t *testing.T, data []byte, props *parquet.FileDecryptionProperties) []string {
+func dumpArrowGo(t testing.TB, data []byte, props *parquet.FileDecryptionProperties) []string {
 	t.Helper()
 	rp := parquet.NewReaderProperties(nil)
 	rp.FileDecryptProps = props
@@ -206,7 +241,7 @@ func dumpArrowGo(t *testing.T, data []byte, props *parquet.FileDecryptionPropert
 	return out
 }
 
-func dumpColumn(t *testing.T, cr file.ColumnChunkReader, rows int) string {
+func dumpColumn(t testing.TB, cr file.ColumnChunkReader, rows int) string {
 	t.Helper()
 	var sb strings.Builder
 	n := int64(rows*4 + 64)
