@@ -22,8 +22,18 @@ type ChunkDecryptor struct {
 	aad      []byte
 }
 
-func newChunkDecryptor(alg Algorithm, c *Cipher, fileAAD []byte, rowGroup, column int, path string) *ChunkDecryptor {
+// NewChunkDecryptor returns the decryptor of the chunk of column column
+// (dotted path path, used in errors) in row group rowGroup, for callers
+// that manage keys and the file AAD themselves; [FileDecryptor.Chunk] is
+// the usual way.
+func NewChunkDecryptor(alg Algorithm, c *Cipher, fileAAD []byte, rowGroup, column int, path string) *ChunkDecryptor {
 	return &ChunkDecryptor{alg: alg, c: c, fileAAD: fileAAD, rowGroup: rowGroup, column: column, path: path}
+}
+
+// NewChunkEncryptor is the writer's mirror of [NewChunkDecryptor];
+// [FileEncryptor.Chunk] is the usual way.
+func NewChunkEncryptor(alg Algorithm, c *Cipher, fileAAD []byte, rowGroup, column int, path string) *ChunkEncryptor {
+	return &ChunkEncryptor{alg: alg, c: c, fileAAD: fileAAD, rowGroup: rowGroup, column: column, path: path}
 }
 
 // Column returns the dotted path of the chunk's column.

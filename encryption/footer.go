@@ -97,7 +97,7 @@ func (d *FileDecryptor) Chunk(rg, col int) (*ChunkDecryptor, error) {
 	if c == nil {
 		return nil, fmt.Errorf("encryption: row group %d, column %s: %w", rg, path, ErrNoKey)
 	}
-	return newChunkDecryptor(d.alg, c, d.fileAAD, rowGroupOrdinal(f.Meta.RowGroups[rg], rg), col, path), nil
+	return NewChunkDecryptor(d.alg, c, d.fileAAD, rowGroupOrdinal(f.Meta.RowGroups[rg], rg), col, path), nil
 }
 
 // rowGroupOrdinal is the row group ordinal of the AADs: RowGroup.ordinal
