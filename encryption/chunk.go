@@ -82,8 +82,17 @@ func (d *ChunkDecryptor) PageHeader(src []byte, dictionary bool, pageOrdinal int
 
 // Page decrypts a page-body module; src is exactly the module (the
 // compressed_page_size bytes after the header). It is GCM for AES_GCM_V1
-// and CTR for AES_GCM_CTR_V1.
+// and CTR for AES_GCM_CTR_V1. The result is a new slice; [AppendPage]
+// reuses a buffer instead.
 func (d *ChunkDecryptor) Page(src []byte, dictionary bool, pageOrdinal int) ([]byte, error) {
+	return d.AppendPage(nil, src, dictionary, pageOrdinal)
+}
+
+// AppendPage is Page appending the plaintext to dst, so that a column
+// reader can decrypt every page of a chunk into one buffer it owns
+// (0 allocations per page in the steady state, BenchmarkDecryptPage). dst
+// must not overlap src.
+func (d *ChunkDecryptor) AppendPage(dst, src []byte, dictionary bool, pageOrdinal int) ([]byte, error) {
 	m := ModuleDataPage
 	if dictionary {
 		m = ModuleDictionaryPage
@@ -92,18 +101,18 @@ func (d *ChunkDecryptor) Page(src []byte, dictionary bool, pageOrdinal int) ([]b
 	var n int
 	var err error
 	if d.alg == AESGCMCTRV1 {
-		out, n, err = d.c.OpenCTR(nil, src)
-		if err != nil {
-			return nil, d.fail(m, pageOrdinal, err)
-		}
+		out, n, err = d.c.OpenCTR(dst, src)
 	} else {
-		out, n, err = d.openGCM(src, m, pageOrdinal)
-		if err != nil {
-			return nil, err
+		d.aad, err = AppendModuleAAD(d.aad[:0], d.fileAAD, m, d.rowGroup, d.column, pageOrdinal)
+		if err == nil {
+			out, n, err = d.c.OpenGCM(dst, src, d.aad)
 		}
 	}
+	if err != nil {
+		return dst, d.fail(m, pageOrdinal, err)
+	}
 	if n != len(src) {
-		return nil, d.fail(m, pageOrdinal, fmt.Errorf("frame of %d bytes in a page of %d bytes: %w", n, len(src), ErrCorrupt))
+		return dst, d.fail(m, pageOrdinal, fmt.Errorf("frame of %d bytes in a page of %d bytes: %w", n, len(src), ErrCorrupt))
 	}
 	return out, nil
 }
