@@ -1,7 +1,9 @@
 package encryption_test
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/internal/testshared"
@@ -148,8 +151,11 @@ func TestCorpusDecrypt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.pages == 0 || st.pages != st.headers || st.indexes == 0 || st.blooms != c.blooms {
+			if st.pages == 0 || st.pages != st.headers || st.indexes == 0 || st.locations == 0 || st.blooms != c.blooms {
 				t.Errorf("decrypted %+v", st)
+			}
+			if c.blooms > 0 {
+				checkBlooms(t, plain, st.bloom)
 			}
 			got := dumpArrowGo(t, plain, nil)
 			switch {
@@ -333,5 +339,67 @@ func TestCorpusExternalKeyMaterial(t *testing.T) {
 	_, _, err = encryption.ReadFooter(bytesReader(data), int64(len(data)), &encryption.DecryptionOptions{KeyRetriever: encryption.NewKMSKeyRetriever(wrong, ext)})
 	if !errors.Is(err, encryption.ErrAuthentication) {
 		t.Errorf("wrong master key: %v", err)
+	}
+}
+
+// checkBlooms: every value of the encrypted double_field and float_field
+// (read by arrow-go from the plaintext twin) is in the bloom filter that
+// parquet-mr wrote and we decrypted, and values that are not in the column
+// are mostly rejected, which a wrongly decrypted (random) bitset could not
+// do.
+func checkBlooms(t *testing.T, twin []byte, blooms map[string]*metadata.BloomFilter) {
+	t.Helper()
+	r, err := file.NewParquetReader(bytes.NewReader(twin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	g := r.RowGroup(0)
+	n := g.NumRows()
+	for col := range g.NumColumns() {
+		cr, err := g.Column(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := cr.Descriptor().Path()
+		bf := blooms[path]
+		var present, absent []uint64
+		switch c := cr.(type) {
+		case *file.Float64ColumnChunkReader:
+			v := make([]float64, n)
+			def := make([]int16, n)
+			_, k, _ := c.ReadBatch(n, v, def, nil)
+			for _, x := range v[:k] {
+				present = append(present, metadata.XXHash64Uint64(math.Float64bits(x)))
+				absent = append(absent, metadata.XXHash64Uint64(math.Float64bits(x+0.123456)))
+			}
+		case *file.Float32ColumnChunkReader:
+			v := make([]float32, n)
+			def := make([]int16, n)
+			_, k, _ := c.ReadBatch(n, v, def, nil)
+			for _, x := range v[:k] {
+				present = append(present, metadata.XXHash64Uint32(math.Float32bits(x)))
+				absent = append(absent, metadata.XXHash64Uint32(math.Float32bits(x+0.123456)))
+			}
+		default:
+			continue
+		}
+		if bf == nil {
+			t.Errorf("%s: no bloom filter", path)
+			continue
+		}
+		rejected := 0
+		for i, h := range present {
+			if !bf.MayContain(h) {
+				t.Fatalf("%s: value %d is not in the bloom filter", path, i)
+			}
+			if !bf.MayContain(absent[i]) {
+				rejected++
+			}
+		}
+		if len(present) == 0 || rejected < len(absent)*9/10 {
+			t.Errorf("%s: %d values, %d of the absent ones rejected", path, len(present), rejected)
+		}
+		t.Logf("%s: %d values in the bloom filter, %d/%d absent values rejected", path, len(present), rejected, len(absent))
 	}
 }

@@ -25,6 +25,18 @@ import (
 // chunkStats counts what decryptFile decrypted, for assertions.
 type chunkStats struct {
 	pages, headers, indexes, blooms int
+	// locations checked against the offset index
+	locations int
+	// bloom filters by dotted column path (row group 0)
+	bloom map[string]*metadata.BloomFilter
+}
+
+// pageLoc is where decryptChunk found a data page: the file offset of its
+// header module and the size of header and page modules together, which
+// is what the offset index records.
+type pageLoc struct {
+	offset int64
+	size   int32
 }
 
 // decryptChunk decrypts the pages of one encrypted chunk into a plaintext
@@ -32,8 +44,9 @@ type chunkStats struct {
 // the plaintext body and without CRC (the CRC of an encrypted file is not
 // portable across writers). It returns the new chunk and the size of its
 // dictionary page (0 when none).
-func decryptChunk(cd *encryption.ChunkDecryptor, md *format.ColumnMetaData, chunk []byte, st *chunkStats) ([]byte, int, error) {
+func decryptChunk(cd *encryption.ChunkDecryptor, md *format.ColumnMetaData, chunk []byte, chunkOffset int64, st *chunkStats) ([]byte, int, []pageLoc, error) {
 	var out []byte
+	var locs []pageLoc
 	dictSize := 0
 	hasDict := md.DictionaryPageOffset != nil && *md.DictionaryPageOffset > 0 && *md.DictionaryPageOffset <= md.DataPageOffset
 	ordinal := 0
@@ -41,27 +54,28 @@ func decryptChunk(cd *encryption.ChunkDecryptor, md *format.ColumnMetaData, chun
 	for pos := 0; pos < len(chunk); {
 		dict := first && hasDict
 		first = false
+		hdrPos := pos
 		hb, n, err := cd.PageHeader(chunk[pos:], dict, ordinal)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		st.headers++
 		var h format.PageHeader
 		if _, err := metadata.Unmarshal(hb, &h); err != nil {
-			return nil, 0, fmt.Errorf("decrypted page header at %d: %w", pos, err)
+			return nil, 0, nil, fmt.Errorf("decrypted page header at %d: %w", pos, err)
 		}
 		pos += n
 		size := int(h.CompressedPageSize)
 		if size < 0 || size > len(chunk)-pos {
-			return nil, 0, fmt.Errorf("page of %d bytes at %d in a chunk of %d", size, pos, len(chunk))
+			return nil, 0, nil, fmt.Errorf("page of %d bytes at %d in a chunk of %d", size, pos, len(chunk))
 		}
 		isDict := h.Type == format.PageType_DICTIONARY_PAGE
 		if isDict != dict {
-			return nil, 0, fmt.Errorf("page %d: type %v, expected dictionary=%v", ordinal, h.Type, dict)
+			return nil, 0, nil, fmt.Errorf("page %d: type %v, expected dictionary=%v", ordinal, h.Type, dict)
 		}
 		body, err := cd.Page(chunk[pos:pos+size], dict, ordinal)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		st.pages++
 		pos += size
@@ -69,16 +83,17 @@ func decryptChunk(cd *encryption.ChunkDecryptor, md *format.ColumnMetaData, chun
 		h.Crc = nil
 		start := len(out)
 		if out, err = metadata.Marshal(out, &h); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		out = append(out, body...)
 		if isDict {
 			dictSize = len(out) - start
 		} else {
+			locs = append(locs, pageLoc{chunkOffset + int64(hdrPos), int32(pos - hdrPos)})
 			ordinal++
 		}
 	}
-	return out, dictSize, nil
+	return out, dictSize, locs, nil
 }
 
 // decryptFile writes the plaintext twin of an encrypted file whose footer
@@ -105,10 +120,11 @@ func decryptFile(data []byte, f *metadata.File, d *encryption.FileDecryptor) ([]
 			}
 			dictSize := 0
 			if cd != nil {
-				if chunk, dictSize, err = decryptChunk(cd, md, chunk, &st); err != nil {
+				var locs []pageLoc
+				if chunk, dictSize, locs, err = decryptChunk(cd, md, chunk, off, &st); err != nil {
 					return nil, st, err
 				}
-				if err := decryptIndexes(cd, data, cc, md, &st); err != nil {
+				if err := decryptIndexes(cd, data, cc, md, locs, rg == 0, f.Schema.Columns[col].DottedPath, &st); err != nil {
 					return nil, st, err
 				}
 			} else if md.DictionaryPageOffset != nil && *md.DictionaryPageOffset > 0 && *md.DictionaryPageOffset < md.DataPageOffset {
@@ -138,7 +154,7 @@ func decryptFile(data []byte, f *metadata.File, d *encryption.FileDecryptor) ([]
 
 // decryptIndexes decrypts the column index, offset index and bloom filter
 // of an encrypted chunk and checks that each parses.
-func decryptIndexes(cd *encryption.ChunkDecryptor, data []byte, cc *format.ColumnChunk, md *format.ColumnMetaData, st *chunkStats) error {
+func decryptIndexes(cd *encryption.ChunkDecryptor, data []byte, cc *format.ColumnChunk, md *format.ColumnMetaData, locs []pageLoc, keepBloom bool, path string, st *chunkStats) error {
 	span := func(off int64, n int32) []byte { return data[off : off+int64(n)] }
 	if cc.ColumnIndexOffset != nil && cc.ColumnIndexLength != nil {
 		b, err := cd.ColumnIndex(span(*cc.ColumnIndexOffset, *cc.ColumnIndexLength))
@@ -155,10 +171,22 @@ func decryptIndexes(cd *encryption.ChunkDecryptor, data []byte, cc *format.Colum
 		if err != nil {
 			return err
 		}
-		if _, err := metadata.Unmarshal(b, &format.OffsetIndex{}); err != nil {
+		var oi format.OffsetIndex
+		if _, err := metadata.Unmarshal(b, &oi); err != nil {
 			return fmt.Errorf("offset index: %w", err)
 		}
 		st.indexes++
+		// The writer's offset index must point at the header modules we
+		// walked, with the sizes of header and page modules.
+		if len(oi.PageLocations) != len(locs) {
+			return fmt.Errorf("offset index has %d pages, the chunk %d", len(oi.PageLocations), len(locs))
+		}
+		for i, pl := range oi.PageLocations {
+			if pl.Offset != locs[i].offset || pl.CompressedPageSize != locs[i].size {
+				return fmt.Errorf("offset index page %d at %d size %d, walked %+v", i, pl.Offset, pl.CompressedPageSize, locs[i])
+			}
+			st.locations++
+		}
 	}
 	if md.BloomFilterOffset != nil {
 		h, n, err := cd.BloomFilterHeader(data[*md.BloomFilterOffset:])
@@ -177,6 +205,12 @@ func decryptIndexes(cd *encryption.ChunkDecryptor, data []byte, cc *format.Colum
 			return fmt.Errorf("bloom filter bitset of %d bytes, header says %d", len(bits), bh.NumBytes)
 		}
 		st.blooms++
+		if keepBloom {
+			if st.bloom == nil {
+				st.bloom = map[string]*metadata.BloomFilter{}
+			}
+			st.bloom[path] = &metadata.BloomFilter{Header: &bh, Bitset: bits}
+		}
 	}
 	return nil
 }
