@@ -80,6 +80,20 @@ func (d *ChunkDecryptor) PageHeader(src []byte, dictionary bool, pageOrdinal int
 	return d.openGCM(src, m, pageOrdinal)
 }
 
+// FirstPageHeader decrypts the header of a chunk's first page without
+// knowing whether it is a dictionary page: the two module types have
+// different AADs, so exactly one of them authenticates. It tries the
+// dictionary page header, then data page header 0. Readers that trust
+// dictionary_page_offset can call PageHeader directly; this also copes with
+// writers that leave the offset unset or wrong.
+func (d *ChunkDecryptor) FirstPageHeader(src []byte) (header []byte, n int, dictionary bool, err error) {
+	if header, n, err = d.openGCM(src, ModuleDictionaryPageHeader, 0); err == nil {
+		return header, n, true, nil
+	}
+	header, n, err = d.openGCM(src, ModuleDataPageHeader, 0)
+	return header, n, false, err
+}
+
 // Page decrypts a page-body module; src is exactly the module (the
 // compressed_page_size bytes after the header). It is GCM for AES_GCM_V1
 // and CTR for AES_GCM_CTR_V1. The result is a new slice; [AppendPage]

@@ -36,7 +36,7 @@ func FuzzDecryptModule(f *testing.F) {
 		var out []byte
 		var n int
 		var err error
-		switch what % 7 {
+		switch what % 8 {
 		case 0:
 			out, n, err = d.PageHeader(src, false, 0)
 		case 1:
@@ -52,6 +52,8 @@ func FuzzDecryptModule(f *testing.F) {
 			out, err = d.OffsetIndex(src)
 		case 6:
 			out, err = d.BloomFilterBitset(src)
+		case 7:
+			out, n, _, err = d.FirstPageHeader(src)
 		}
 		if err != nil {
 			if out != nil {

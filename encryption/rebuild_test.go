@@ -55,7 +55,19 @@ func decryptChunk(cd *encryption.ChunkDecryptor, md *format.ColumnMetaData, chun
 		dict := first && hasDict
 		first = false
 		hdrPos := pos
-		hb, n, err := cd.PageHeader(chunk[pos:], dict, ordinal)
+		var hb []byte
+		var n int
+		var err error
+		if pos == 0 {
+			// Both ways of telling a dictionary page must agree.
+			var isDict bool
+			hb, n, isDict, err = cd.FirstPageHeader(chunk)
+			if err == nil && isDict != dict {
+				return nil, 0, nil, fmt.Errorf("FirstPageHeader says dictionary=%v, the metadata %v", isDict, dict)
+			}
+		} else {
+			hb, n, err = cd.PageHeader(chunk[pos:], dict, ordinal)
+		}
 		if err != nil {
 			return nil, 0, nil, err
 		}
