@@ -25,8 +25,16 @@
 // Reading: [ReadFooter] reads both footer modes (PARE and signed PAR1),
 // decrypts the column metadata it has keys for, and returns a
 // [FileDecryptor] whose [FileDecryptor.Chunk] gives the per-chunk
-// [ChunkDecryptor] that the column layer calls for page headers and pages.
+// [ChunkDecryptor] that the column layer calls for page headers and pages
+// (it satisfies the column layer's Decryptor interface without importing
+// it). [Inspect] tells how a file is encrypted without keys; [ParseKey]
+// reads keys as the CLI takes them.
 // Writing: [NewFileEncryptor] and [ChunkEncryptor] are the mirror image.
+//
+// Errors wrap [ErrAuthentication], [ErrCorrupt] (which wraps
+// metadata.ErrCorrupt), [ErrNoKey] or [ErrNoAADPrefix] (which wrap
+// metadata.ErrEncrypted), [ErrKey], [ErrOrdinal] or [ErrKeyMaterial], and
+// name the module, row group, column and page where they apply.
 //
 // Only crypto/aes and crypto/cipher are used. This package imports
 // metadata (for the footer) and nothing above it; it never does I/O beyond
