@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -401,5 +402,43 @@ func checkBlooms(t *testing.T, twin []byte, blooms map[string]*metadata.BloomFil
 			t.Errorf("%s: %d values, %d of the absent ones rejected", path, len(present), rejected)
 		}
 		t.Logf("%s: %d values in the bloom filter, %d/%d absent values rejected", path, len(present), rejected, len(absent))
+	}
+}
+
+// TestFileDecryptorConcurrent: one FileDecryptor serves goroutines that
+// decrypt chunks at the same time (run with -race).
+func TestFileDecryptorConcurrent(t *testing.T) {
+	testshared.Need(t, corpus)
+	data, err := os.ReadFile(filepath.Join(corpus, "uniform_encryption.parquet.encrypted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, d, err := encryption.ReadFooter(bytesReader(data), int64(len(data)), &encryption.DecryptionOptions{KeyRetriever: retriever(cppKeys)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8*len(f.Schema.Columns))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for col := range f.Schema.Columns {
+				cd, err := d.Chunk(0, col)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				off, length, _ := f.ChunkRange(0, col)
+				if _, _, _, err := cd.FirstPageHeader(data[off : off+length]); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
