@@ -24,6 +24,7 @@
 // Arrow. Every length read from a file is checked against the bytes that are
 // there before anything is allocated for it.
 //
-// Non-goals: decryption (an encrypted footer is reported as [ErrEncrypted]),
-// page contents (package pagecodec).
+// Non-goals: decryption, which package encryption does on top of this one
+// (without it an encrypted footer or column chunk is reported as
+// [ErrEncrypted]), page contents (package pagecodec).
 package metadata

@@ -34,7 +34,7 @@ const DefaultMaxFooterSize = 256 << 20
 var (
 	ErrNotParquet  = errors.New("not a Parquet file")
 	ErrCorrupt     = errors.New("corrupt metadata")
-	ErrEncrypted   = errors.New("the file is encrypted (footer magic PARE) and decryption is not supported yet")
+	ErrEncrypted   = errors.New("encrypted with Parquet modular encryption and not decrypted")
 	ErrLimit       = errors.New("metadata exceeds a limit")
 	ErrUnsupported = errors.New("unsupported")
 )
@@ -84,7 +84,7 @@ func ReadFooterOptions(r io.ReaderAt, size int64, opts FooterOptions) (*File, er
 	switch string(trailer[4:]) {
 	case Magic:
 	case MagicEncrypted:
-		return nil, fmt.Errorf("metadata: %w", ErrEncrypted)
+		return nil, fmt.Errorf("metadata: the footer is encrypted (magic PARE; package encryption reads it): %w", ErrEncrypted)
 	default:
 		return nil, fmt.Errorf("metadata: file ends in %q, not %q: %w", trailer[4:], Magic, ErrNotParquet)
 	}
@@ -201,10 +201,14 @@ func (f *File) ColumnChunk(rg, col int) (*format.ColumnMetaData, error) {
 		return nil, fmt.Errorf("metadata: column %d out of range [0, %d)", col, len(cols))
 	}
 	cc := cols[col]
+	// A chunk whose metadata is still encrypted is unreadable, even when a
+	// plaintext footer carries a stripped copy of its metadata for legacy
+	// readers (Encryption.md §5.5): its pages are encrypted too. Package
+	// encryption drops EncryptedColumnMetadata once it has decrypted it.
+	if cc.EncryptedColumnMetadata != nil || cc.MetaData == nil && cc.CryptoMetadata != nil {
+		return nil, fmt.Errorf("metadata: row group %d, column %s is encrypted: %w", rg, f.Schema.Columns[col].DottedPath, ErrEncrypted)
+	}
 	if cc.MetaData == nil {
-		if cc.CryptoMetadata != nil || cc.EncryptedColumnMetadata != nil {
-			return nil, fmt.Errorf("metadata: row group %d, column %s: %w", rg, f.Schema.Columns[col].DottedPath, ErrEncrypted)
-		}
 		return nil, fmt.Errorf("metadata: row group %d, column %s: column chunk has no metadata: %w",
 			rg, f.Schema.Columns[col].DottedPath, ErrCorrupt)
 	}

@@ -171,6 +171,34 @@ func TestFooterErrors(t *testing.T) {
 	})
 }
 
+// TestColumnChunkEncrypted: a chunk whose column metadata is still
+// encrypted answers ErrEncrypted naming the column, also when a plaintext
+// footer carries a stripped plaintext copy of its metadata for legacy
+// readers (Encryption.md §5.5); once package encryption has decrypted it
+// (EncryptedColumnMetadata dropped), the metadata is returned.
+func TestColumnChunkEncrypted(t *testing.T) {
+	md := sampleMeta()
+	cc := md.RowGroups[0].Columns[0]
+	cc.CryptoMetadata = &format.ColumnCryptoMetaData{ENCRYPTION_WITH_FOOTER_KEY: &format.EncryptionWithFooterKey{}}
+	cc.EncryptedColumnMetadata = []byte("ciphertext")
+	b := sampleFile(t, md)
+	f, err := metadata.ReadFooter(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ColumnChunk(0, 0); !errors.Is(err, metadata.ErrEncrypted) || !strings.Contains(err.Error(), "row group 0, column x is encrypted") {
+		t.Errorf("stripped copy: %v", err)
+	}
+	f.Meta.RowGroups[0].Columns[0].EncryptedColumnMetadata = nil
+	if _, err := f.ColumnChunk(0, 0); err != nil {
+		t.Errorf("decrypted: %v", err)
+	}
+	f.Meta.RowGroups[0].Columns[0].MetaData = nil
+	if _, err := f.ColumnChunk(0, 0); !errors.Is(err, metadata.ErrEncrypted) {
+		t.Errorf("encrypted footer without metadata: %v", err)
+	}
+}
+
 // TestUnknownLogicalType builds a schema element whose LogicalType union
 // carries a member id this code does not know, as a newer writer would.
 func TestUnknownLogicalType(t *testing.T) {

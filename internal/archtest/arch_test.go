@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"levels":              {"internal/bitpack"},
 	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
 	"typemap":             {"metadata", "metadata/format"},
+	"encryption":          {"metadata", "metadata/format"},
 	"arrowpq":             {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack"},
 	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":          {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
