@@ -43,6 +43,7 @@ type Reader struct {
 	err        error
 	closed     bool
 	columnsOut []arrow.Array
+	ranged     *rangedRead // NewReaderFromSource: reads through a RangeSource
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
@@ -142,6 +143,9 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.ranged != nil {
+		r.ranged.close()
+	}
 	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil

@@ -65,6 +65,9 @@ func NewS3Client(ctx context.Context, opts *Options) (*s3.Client, error) {
 		if so.BaseEndpoint != nil {
 			so.UsePathStyle = true
 		}
+		// Ranged GETs carry no whole-object checksum to validate; the
+		// SDK would log that for every request.
+		so.DisableLogOutputChecksumValidationSkipped = true
 	}), nil
 }
 

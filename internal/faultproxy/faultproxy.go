@@ -40,6 +40,22 @@ const (
 	TruncateClean
 )
 
+func (f Fault) String() string {
+	switch f {
+	case None:
+		return "none"
+	case Reset:
+		return "reset"
+	case SlowDown:
+		return "slowdown"
+	case Truncate:
+		return "truncate"
+	case TruncateClean:
+		return "truncate-clean"
+	}
+	return "fault(" + strconv.Itoa(int(f)) + ")"
+}
+
 // Stats are the proxy's counters.
 type Stats struct {
 	Requests int64 // requests received, faulted ones included
