@@ -126,9 +126,9 @@ func TestReadRangesPlan(t *testing.T) {
 	}
 	ranges := []Range{
 		{0, 500}, {550, 500}, // gap 50: one span 0-1050, 2 pieces of 525
-		{2000, 10},           // alone
-		{8500, 1000},         // 8500-9000 fetched, 9000-9500 from the tail
-		{9600, 50},           // all in the tail
+		{2000, 10},   // alone
+		{8500, 1000}, // 8500-9000 fetched, 9000-9500 from the tail
+		{9600, 50},   // all in the tail
 	}
 	bufs, err := src.ReadRanges(context.Background(), ranges)
 	if err != nil {
