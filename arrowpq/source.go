@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -68,6 +69,15 @@ func NewReaderFromSource(src objstore.RangeSource, opts *ReadOptions) (*Reader, 
 	}
 	r.ranged = &rangedRead{src: src}
 	return r, nil
+}
+
+// asRangeSource returns r as a RangeSource when it is one of the given
+// size, else nil.
+func asRangeSource(r io.ReaderAt, size int64) objstore.RangeSource {
+	if rs, ok := r.(objstore.RangeSource); ok && rs.Size() == size {
+		return rs
+	}
+	return nil
 }
 
 // rangedRead is the state of a Reader reading through a RangeSource: the

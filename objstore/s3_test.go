@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"testing"
+	"testing/fstest"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -173,5 +175,26 @@ func assertNothingLeft(t *testing.T, client *s3.Client, bucket, key string) {
 	}
 	if len(uploads.Uploads) != 0 {
 		t.Errorf("%d incomplete multipart uploads left for %s", len(uploads.Uploads), key)
+	}
+}
+
+// TestFS checks objstore.FS over a bucket prefix with testing/fstest:
+// listing by directory, opening, reading, seeking-free reads.
+func TestFS(t *testing.T) {
+	srv := miniotest.Start(t)
+	miniotest.Env(t, srv.Endpoint)
+	bucket := srv.Bucket(t)
+	for _, key := range []string{"p/a.parquet", "p/b/c.parquet", "p/b/d/e.bin", "other/x"} {
+		put(t, "s3://"+bucket+"/"+key, randomBytes(uint64(len(key)), 1000+len(key)), nil)
+	}
+	fsys, err := objstore.NewFS(context.Background(), "s3://"+bucket+"/p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(fsys, "a.parquet", "b/c.parquet", "b/d/e.bin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fsys.Open("missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/objstore"
+	"github.com/arrowpq/arrowpq/pqflight"
 )
 
 // URLs are accepted wherever the commands take a Parquet file:
@@ -31,6 +32,19 @@ func createParquet(path string, schema *arrow.Schema, opts *arrowpq.WriteOptions
 		return arrowpq.CreateURL(context.Background(), path, schema, opts, nil)
 	}
 	return arrowpq.CreateFile(path, schema, opts)
+}
+
+// newFlightServer serves a directory, or read-only the objects under an
+// s3://bucket/prefix.
+func newFlightServer(dir string, opts *pqflight.Options) (*pqflight.Server, error) {
+	if objstore.IsURL(dir) {
+		fsys, err := objstore.NewFS(context.Background(), dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		return pqflight.NewServerFS(fsys, opts)
+	}
+	return pqflight.NewServer(dir, opts)
 }
 
 // detectInputURL is detectInput that takes a URL as Parquet: only Parquet

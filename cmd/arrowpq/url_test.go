@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,41 @@ func TestURLCommands(t *testing.T) {
 	if got := runOK("head", hs.URL+"/sample.parquet"); got != want {
 		t.Errorf("head over HTTP:\n%s\nwant:\n%s", got, want)
 	}
+	// serve s3://bucket/dir: list (sub-directories walked), get, put
+	// refused.
+	runOK("convert", sample, "s3://"+bucket+"/dir/sub/again.parquet")
+	var log syncBuffer
+	stop := make(chan os.Signal, 1)
+	served := make(chan error, 1)
+	go func() {
+		served <- serveDir("s3://"+bucket+"/dir", &serveConfig{addr: "127.0.0.1:0", grace: time.Second}, &log, stop)
+	}()
+	addrRE := regexp.MustCompile(`on (grpc\+tcp://127\.0\.0\.1:\d+)\n`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == ""; {
+		if m := addrRE.FindStringSubmatch(log.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no address printed: %q", log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	list := runOK("flight", "list", addr)
+	if !regexp.MustCompile(`(?m)^sample\.parquet\s+100\s`).MatchString(list) || !regexp.MustCompile(`(?m)^sub/again\.parquet\s+100\s`).MatchString(list) {
+		t.Errorf("flight list of s3://%s/dir:\n%s", bucket, list)
+	}
+	if got := runOK("flight", "get", addr, "sub/again.parquet", "--columns", "id,city", "--format", "csv", "--limit", "3"); got != "id,city\n0,Lisbon\n1,Oslo\n2,Nairobi\n" {
+		t.Errorf("flight get: %q", got)
+	}
+	var pout, perr bytes.Buffer
+	if code := run([]string{"flight", "put", addr, sample, "new.parquet"}, &pout, &perr); code == 0 || !strings.Contains(perr.String(), "PermissionDenied") {
+		t.Errorf("flight put to an S3 prefix: exit %d, %s", code, perr.String())
+	}
+	stop <- os.Interrupt
+	if err := <-served; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+
 	// Only Parquet goes to a URL.
 	var out, errb bytes.Buffer
 	if code := run([]string{"convert", "--to", "arrow", sample, "s3://" + bucket + "/x.arrow"}, &out, &errb); code == 0 ||
