@@ -179,8 +179,9 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
-// TestPrefetchBounded: with ahead=1, set i+2 is not requested before set
-// i is taken, and each set is fetched once.
+// TestPrefetchBounded: with ahead=1, set i+1 is not requested before set
+// i is taken (while set i-1 is in use only set i is in flight), and each
+// set is fetched once.
 func TestPrefetchBounded(t *testing.T) {
 	data := pattern(100000)
 	f := &countingFetcher{data: data}
@@ -205,8 +206,12 @@ func TestPrefetchBounded(t *testing.T) {
 	}
 	for i := range sets {
 		time.Sleep(10 * time.Millisecond) // let started fetches run
-		if req := requested(); req[int64(i)+2] {
-			t.Fatalf("set %d requested before set %d was taken", i+2, i)
+		req := requested()
+		if req[int64(i)+1] {
+			t.Fatalf("set %d requested before set %d was taken", i+1, i)
+		}
+		if i > 0 && !req[int64(i)] {
+			t.Fatalf("set %d not prefetched while set %d was in use", i, i-1)
 		}
 		bufs, err := pf.Next()
 		if err != nil {

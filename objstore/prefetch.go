@@ -28,7 +28,7 @@ type prefetched struct {
 	err  error
 }
 
-// NewPrefetch starts fetching the first ahead+1 sets of ranges from src.
+// NewPrefetch starts fetching the first max(ahead, 1) sets of ranges from src.
 // ahead < 0 means 0 (no read-ahead). Close it to cancel what is in flight.
 func NewPrefetch(ctx context.Context, src RangeSource, sets [][]Range, ahead int) *Prefetch {
 	ctx, cancel := context.WithCancel(ctx)
@@ -47,8 +47,11 @@ func PrefetchDepth(src RangeSource) int {
 	return 2
 }
 
+// fill starts the sets that may be in flight: while set next-1 is in use,
+// sets up to next-1+ahead, and at least set next so that Next can wait
+// for it.
 func (p *Prefetch) fill() {
-	for p.started < len(p.sets) && p.started <= p.next+p.ahead {
+	for p.started < len(p.sets) && p.started < max(p.next+1, p.next+p.ahead) {
 		i := p.started
 		p.started++
 		ch := make(chan prefetched, 1)
