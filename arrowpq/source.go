@@ -37,7 +37,14 @@ func OpenURL(ctx context.Context, url string, opts *ReadOptions, sopts *objstore
 	if loc.Scheme == "file" {
 		return OpenFile(loc.Path, &o)
 	}
-	src, err := objstore.Open(ctx, url, sopts)
+	var so objstore.Options
+	if sopts != nil {
+		so = *sopts
+	}
+	if so.HeadSize == 0 {
+		so.HeadSize = 4 // the magic ReadFooter checks, fetched beside the tail
+	}
+	src, err := objstore.Open(ctx, url, &so)
 	if err != nil {
 		return nil, &Error{Op: "open", Path: url, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}

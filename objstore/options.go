@@ -17,6 +17,11 @@ type Options struct {
 	// request reads, with the size: enough for most Parquet footers, so
 	// that opening a file costs one request. Default 64 KiB.
 	TailSize int64
+	// HeadSize is how many bytes at the start of the object are read at
+	// open, in a request made at the same time as the tail's, and kept
+	// (0: none). arrowpq.OpenURL asks for the 4 bytes of the Parquet
+	// magic, so that opening a file costs one round trip, not two.
+	HeadSize int64
 	// Gap is the largest hole between two wanted ranges that is read
 	// rather than skipped, so that neighbouring column chunks or pages
 	// share a request. Default 1 MiB.
@@ -66,7 +71,7 @@ func (o *Options) normalized() (Options, error) {
 	if o != nil {
 		n = *o
 	}
-	if n.TailSize < 0 || n.Gap < 0 || n.MaxRequest < 0 || n.Concurrency < 0 || n.Prefetch < 0 ||
+	if n.TailSize < 0 || n.HeadSize < 0 || n.Gap < 0 || n.MaxRequest < 0 || n.Concurrency < 0 || n.Prefetch < 0 ||
 		n.MaxAttempts < 0 || n.RetryBase < 0 || n.RetryMax < 0 || n.RequestTimeout < 0 || n.PartSize < 0 {
 		return n, fmt.Errorf("objstore: negative option in %+v", n)
 	}

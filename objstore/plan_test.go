@@ -364,3 +364,35 @@ func FuzzParseContentRange(f *testing.F) {
 		}
 	})
 }
+
+// TestHeadSize: the head is read at open beside the tail and serves reads
+// inside it without a request; a head longer than the object is dropped.
+func TestHeadSize(t *testing.T) {
+	data := pattern(5000)
+	f := &countingFetcher{data: data}
+	src, err := NewSource(context.Background(), "mem://x", f, &Options{TailSize: 100, HeadSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Requests() != 2 || len(f.reqs) != 1 || f.reqs[0] != (Range{0, 4}) {
+		t.Fatalf("open: %d requests (%v), want the tail and bytes 0-3", src.Requests(), f.reqs)
+	}
+	p := make([]byte, 4)
+	if _, err := src.ReadAt(p, 0); err != nil || !bytes.Equal(p, data[:4]) || len(f.reqs) != 1 {
+		t.Fatalf("ReadAt(0, 4): %v, %d fetches", err, len(f.reqs))
+	}
+	p = make([]byte, 5)
+	if _, err := src.ReadAt(p, 0); err != nil || !bytes.Equal(p, data[:5]) || len(f.reqs) != 2 {
+		t.Fatalf("ReadAt(0, 5): %v, %d fetches", err, len(f.reqs))
+	}
+	small := &countingFetcher{data: data[:3], fail: func(off int64, n int) error {
+		if n > 3 {
+			return io.ErrUnexpectedEOF
+		}
+		return nil
+	}}
+	src, err = NewSource(context.Background(), "mem://y", small, &Options{HeadSize: 4})
+	if err != nil || src.Size() != 3 {
+		t.Fatalf("3-byte object: %v", err)
+	}
+}

@@ -52,6 +52,7 @@ type Source struct {
 	size    int64
 	tail    []byte
 	tailOff int64
+	head    []byte // the first HeadSize bytes, when that read succeeded
 	sem     chan struct{}
 
 	requests, bytes atomic.Int64
@@ -65,6 +66,23 @@ func NewSource(ctx context.Context, url string, f Fetcher, opts *Options) (*Sour
 		return nil, err
 	}
 	s := &Source{url: url, f: f, opts: o, sem: make(chan struct{}, o.Concurrency)}
+	var head []byte
+	headDone := make(chan struct{})
+	if o.HeadSize > 0 {
+		// Beside the tail, so that both cost one round trip. A failure
+		// (an object shorter than HeadSize, say) only means the bytes
+		// are read again when asked for.
+		go func() {
+			defer close(headDone)
+			buf := make([]byte, o.HeadSize)
+			if err := f.ReadRange(ctx, buf, 0); err == nil {
+				head = buf
+			}
+			s.requests.Add(1)
+		}()
+	} else {
+		close(headDone)
+	}
 	var tail []byte
 	var size int64
 	attempts, err := s.opts.retry(ctx, func(ctx context.Context) error {
@@ -73,8 +91,13 @@ func NewSource(ctx context.Context, url string, f Fetcher, opts *Options) (*Sour
 		return err
 	})
 	s.requests.Add(int64(attempts))
+	<-headDone
 	if err != nil {
 		return nil, &Error{Op: "open", URL: url, Off: 0, Len: -1, Attempts: attempts, Err: err}
+	}
+	if int64(len(head)) <= size {
+		s.head = head
+		s.bytes.Add(int64(len(head)))
 	}
 	if int64(len(tail)) > size || int64(len(tail)) > o.TailSize {
 		return nil, &Error{Op: "open", URL: url, Len: -1, Attempts: attempts,
@@ -233,6 +256,10 @@ func Split(n, maxLen int64) []int64 {
 // rest fetched in pieces of at most MaxRequest bytes, concurrently.
 func (s *Source) readInto(ctx context.Context, dst []byte, off int64) error {
 	end := off + int64(len(dst))
+	if end <= int64(len(s.head)) {
+		copy(dst, s.head[off:end])
+		return nil
+	}
 	if end > s.tailOff {
 		from := max(off, s.tailOff)
 		copy(dst[from-off:], s.tail[from-s.tailOff:end-s.tailOff])
