@@ -17,7 +17,8 @@
 //     Source. Opening reads the object's tail speculatively
 //     ([Options.TailSize], 64 KiB by default) in the request that also
 //     tells the size, so that a Parquet footer usually costs no other
-//     request.
+//     request; [Options.HeadSize] bytes at the start can be fetched
+//     beside it.
 //   - A [Prefetch] fetches a sequence of range sets (the column chunks of
 //     the row groups a reader will read, or the pages a filter keeps) in
 //     order, at most [Options.Prefetch] sets ahead of the one being used,
