@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -78,6 +79,79 @@ func BenchmarkRemoteRead(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRemoteReadPaired runs, in each iteration, the local read, the
+// read from MinIO through the proxy and pqarrow's read through the same
+// source, one after the other, so that the three see the same load on a
+// shared machine, and reports the medians of the per-iteration ratios
+// (s3/local: the target is ≤ 1.5; pqarrow/s3: ≥ 5) beside the
+// median times. ns/op is the time of the three reads together.
+func BenchmarkRemoteReadPaired(b *testing.B) {
+	name := "lineitem"
+	fact := readInputs(b, name)
+	path := pqarrowFile(b, name, compress.Codecs.Snappy)
+	srv := miniotest.Start(b)
+	proxy, err := faultproxy.New(srv.Endpoint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer proxy.Close()
+	miniotest.Env(b, proxy.URL)
+	bucket := srv.Bucket(b)
+	url := "s3://" + bucket + "/" + name + ".parquet"
+	upload(b, url, path)
+	for _, latency := range []time.Duration{20 * time.Millisecond, 0} {
+		b.Run(fmt.Sprintf("data=%s/latency=%v", name, latency), func(b *testing.B) {
+			proxy.SetLatency(latency)
+			var local, remote, pq []float64
+			for b.Loop() {
+				for i, read := range []func() int64{
+					func() int64 { return readArrowpq(b, path, true, false) },
+					func() int64 { return readArrowpqURL(b, url) },
+					func() int64 { return readPqarrowURL(b, url, false) },
+				} {
+					start := time.Now()
+					if rows := read(); rows != fact.rows {
+						b.Fatalf("read %d rows, want %d", rows, fact.rows)
+					}
+					d := time.Since(start).Seconds()
+					switch i {
+					case 0:
+						local = append(local, d)
+					case 1:
+						remote = append(remote, d)
+					default:
+						pq = append(pq, d)
+					}
+				}
+			}
+			ratio := func(a, b []float64) float64 {
+				r := make([]float64, len(a))
+				for i := range a {
+					r[i] = a[i] / b[i]
+				}
+				return median(r)
+			}
+			b.ReportMetric(median(local)*1e3, "local-ms")
+			b.ReportMetric(median(remote)*1e3, "s3-ms")
+			b.ReportMetric(median(pq)*1e3, "pqarrow-s3-ms")
+			b.ReportMetric(ratio(remote, local), "s3/local")
+			b.ReportMetric(ratio(pq, remote), "pqarrow/s3")
+		})
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func upload(b testing.TB, url, path string) {
