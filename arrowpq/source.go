@@ -57,9 +57,10 @@ func OpenURL(ctx context.Context, url string, opts *ReadOptions, sopts *objstore
 	return r, nil
 }
 
-// NewReaderFromSource reads the Parquet file of src. Unlike [NewReader]
-// over the same source as an io.ReaderAt, it asks for the column chunks
-// of each row group with one ReadRanges call (which an [objstore.Source]
+// NewReaderFromSource reads the Parquet file of src ([NewReader] does the
+// same when its io.ReaderAt is a RangeSource). Rather than one ReadAt per
+// span of column chunks, it asks for the column chunks of each row group
+// with one ReadRanges call (which an [objstore.Source]
 // coalesces, splits and runs concurrently) and prefetches the row groups
 // to come, [objstore.Options.Prefetch] ahead of the one being decoded, so
 // that on object storage the latency of a request is paid about once, not
