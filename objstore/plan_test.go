@@ -396,3 +396,31 @@ func TestHeadSize(t *testing.T) {
 		t.Fatalf("3-byte object: %v", err)
 	}
 }
+
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{"s3://b/k", "s3://b", "https://h/p?q", "file:///x", "file://h/x", "x.parquet", "s3://", "http://[::1]:80/a", "S3://B/K%zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		loc, err := ParseURL(s)
+		if err != nil {
+			return
+		}
+		switch loc.Scheme {
+		case "s3":
+			if loc.Bucket == "" {
+				t.Fatalf("%q: s3 without a bucket", s)
+			}
+		case "file":
+			if loc.Path == "" {
+				t.Fatalf("%q: file without a path", s)
+			}
+		case "http", "https":
+		default:
+			t.Fatalf("%q: scheme %q", s, loc.Scheme)
+		}
+		if loc.URL != s {
+			t.Fatalf("%q: URL %q", s, loc.URL)
+		}
+	})
+}

@@ -136,6 +136,31 @@ func TestUploadKilledLeavesNothing(t *testing.T) {
 			assertNothingLeft(t, client, bucket, key)
 		})
 	}
+	t.Run("cancelled", func(t *testing.T) {
+		// The caller's context ends after the first part: the upload
+		// fails, and is still aborted (with a context of its own).
+		key := "cancelled"
+		cctx, cancel := context.WithCancel(ctx)
+		parts := 0
+		proxy.SetFault(func(n int64, r *http.Request) faultproxy.Fault {
+			if r.Method == http.MethodPut && r.URL.Query().Get("partNumber") != "" {
+				if parts++; parts == 1 {
+					cancel()
+				}
+			}
+			return faultproxy.None
+		})
+		defer proxy.SetFault(nil)
+		up, err := objstore.Create(cctx, "s3://"+bucket+"/"+key, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, werr := up.Write(randomBytes(3, 16<<20))
+		if !errors.Is(werr, context.Canceled) || up.Commit() == nil {
+			t.Fatalf("write after cancel: %v; want context.Canceled and a failed Commit", werr)
+		}
+		assertNothingLeft(t, client, bucket, key)
+	})
 	t.Run("abort", func(t *testing.T) {
 		key := "aborted"
 		up, err := objstore.Create(ctx, "s3://"+bucket+"/"+key, opts)
