@@ -69,6 +69,9 @@ func (r *Reader) chunkLayout(rg int) ([]chunkRange, []span, int64, error) {
 // rg into r.chunkBuf with as few ReadAt calls as the layout allows, and
 // returns each leaf's bytes by leaf index.
 func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
+	if r.ranged != nil {
+		return r.readChunksRanged(rg) // source.go
+	}
 	ranges, reads, total, err := r.chunkLayout(rg)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,7 @@ type Reader struct {
 	err        error
 	closed     bool
 	columnsOut []arrow.Array
+	ranged     *rangedRead // NewReaderFromSource: reads through a RangeSource
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
@@ -71,8 +72,13 @@ func OpenFile(path string, opts *ReadOptions) (*Reader, error) {
 }
 
 // NewReader reads the Parquet file of the given size from r. opts may be
-// nil. The footer is read and checked here; pages are read by Next.
+// nil. The footer is read and checked here; pages are read by Next. An r
+// that is an [objstore.RangeSource] of that size is read as
+// [NewReaderFromSource] does.
 func NewReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
+	if rs := asRangeSource(r, size); rs != nil {
+		return NewReaderFromSource(rs, opts) // source.go
+	}
 	return newReader(r, size, "", opts)
 }
 
@@ -142,6 +148,9 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.ranged != nil {
+		r.ranged.close()
+	}
 	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil

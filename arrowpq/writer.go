@@ -55,7 +55,7 @@ type Writer struct {
 
 	// CreateFile's output, committed by Close and aborted on failure;
 	// filePath is the path as given, for errors.
-	file     *OutputFile
+	file     committer
 	filePath string
 }
 

@@ -57,7 +57,7 @@ func (s *Server) ListFlights(c *flight.Criteria, stream flight.FlightService_Lis
 			return status.Errorf(codes.InvalidArgument, "pqflight: bad pattern %q: %v", pattern, err)
 		}
 	}
-	return fs.WalkDir(s.root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(s.fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// An unreadable directory is skipped, not fatal to the listing.
 			if d != nil && d.IsDir() && name != "." {

@@ -3,6 +3,7 @@ package pqflight
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync/atomic"
 
@@ -104,6 +105,7 @@ func orDefault[T int | int64](v, def T) T {
 type Server struct {
 	flight.BaseFlightServer
 	root  *os.Root
+	fsys  fs.FS // root.FS(), or the FS of NewServerFS (root nil)
 	opts  Options
 	alloc memory.Allocator
 
@@ -124,6 +126,12 @@ var _ flight.FlightServer = (*Server)(nil)
 // NewServer returns a Server of the files under root. opts may be nil.
 // Close the Server to release the root directory.
 func NewServer(root string, opts *Options) (*Server, error) {
+	return newServer(func() (*os.Root, error) { return os.OpenRoot(root) }, opts)
+}
+
+// newServer is NewServer with the root opened by openRoot, which returns
+// nil for a server of an fs.FS (fs.go).
+func newServer(openRoot func() (*os.Root, error), opts *Options) (*Server, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -137,7 +145,7 @@ func NewServer(root string, opts *Options) (*Server, error) {
 	if o.MaxTicketBytes < 0 || o.MaxPutColumns < 0 || o.MaxPutRowGroupRows < 0 || o.MaxPutRowGroupBytes < 0 || o.MaxPutMemory < 0 {
 		return nil, fmt.Errorf("pqflight: a Max option is negative")
 	}
-	r, err := os.OpenRoot(root)
+	r, err := openRoot()
 	if err != nil {
 		return nil, fmt.Errorf("pqflight: %w", err)
 	}
@@ -151,11 +159,19 @@ func NewServer(root string, opts *Options) (*Server, error) {
 	if s.alloc == nil {
 		s.alloc = memory.DefaultAllocator
 	}
+	if r != nil {
+		s.fsys = r.FS()
+	}
 	return s, nil
 }
 
 // Close releases the root directory. Calls in progress may fail.
-func (s *Server) Close() error { return s.root.Close() }
+func (s *Server) Close() error {
+	if s.root == nil {
+		return nil
+	}
+	return s.root.Close()
+}
 
 // Middleware returns the server middleware that checks the bearer token,
 // for flight.NewServerWithMiddleware; nil when no token is set. The
@@ -185,7 +201,10 @@ func (s *Server) Handshake(stream flight.FlightService_HandshakeServer) error {
 }
 
 // openFile opens a regular file under the root.
-func (s *Server) openFile(name string) (*os.File, int64, error) {
+func (s *Server) openFile(name string) (fileHandle, int64, error) {
+	if s.root == nil {
+		return s.openFSFile(name) // fs.go
+	}
 	// Stat first: opening a FIFO or device would block or misbehave.
 	st, err := s.root.Stat(name)
 	if err != nil {
@@ -210,7 +229,7 @@ func (s *Server) openFile(name string) (*os.File, int64, error) {
 // the Reader and the file. A failure with the projection is retried
 // without it to tell a bad request (InvalidArgument, NotFound) from a file
 // that cannot be read (Internal).
-func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, *os.File, error) {
+func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, fileHandle, error) {
 	f, size, err := s.openFile(t.Path)
 	if err != nil {
 		return nil, nil, err

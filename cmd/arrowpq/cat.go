@@ -104,7 +104,7 @@ func catFile(path string, opts *arrowpq.ReadOptions, limit int64, format string,
 	if want >= 0 && want < int64(arrowpq.DefaultBatchSize) {
 		opts.BatchSize = int(max(want, 1))
 	}
-	r, err := arrowpq.OpenFile(path, opts)
+	r, err := openParquetURL(path, opts) // url.go
 	if err != nil {
 		return err
 	}

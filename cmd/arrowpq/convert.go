@@ -78,6 +78,9 @@ func init() {
 				if outPath == "-" && isTTY(out) {
 					return fmt.Errorf("not writing binary %s data to a terminal: redirect stdout or name a file", outFmt)
 				}
+				if err := checkURLOutput(outPath, outFmt); err != nil {
+					return err
+				}
 				if outPath != "-" {
 					if st, err := os.Stat(outPath); err == nil && st.IsDir() {
 						return fmt.Errorf("%s is a directory: OUT names the file to write", outPath)
@@ -163,7 +166,7 @@ type batchSource struct {
 // their end; an IPC stream is read as it comes.
 func openSource(path string, ropts *arrowpq.ReadOptions) (*batchSource, error) {
 	if path != "-" {
-		format, err := detectInput(path)
+		format, err := detectInputURL(path) // url.go
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +207,7 @@ func openSource(path string, ropts *arrowpq.ReadOptions) (*batchSource, error) {
 func openFileSource(path, format string, ropts *arrowpq.ReadOptions) (*batchSource, error) {
 	switch format {
 	case fmtParquet:
-		r, err := arrowpq.OpenFile(path, ropts)
+		r, err := openParquetURL(path, ropts)
 		if err != nil {
 			return nil, err
 		}
@@ -336,7 +339,7 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 		if path == "-" {
 			w, err = arrowpq.NewWriter(stdout, src.schema, opts)
 		} else {
-			w, err = arrowpq.CreateFile(path, src.schema, opts)
+			w, err = createParquet(path, src.schema, opts)
 		}
 		if err != nil {
 			return nil, err

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/arrowpq/arrowpq/objstore"
 	"github.com/arrowpq/arrowpq/pqflight"
 )
 
@@ -90,12 +91,14 @@ func init() {
 // on a second stop) cancels them. Handlers always run to their end, so an
 // upload cut short removes its temporary file before serveDir returns.
 func serveDir(dir string, cfg *serveConfig, out io.Writer, stop <-chan os.Signal) error {
-	if st, err := os.Stat(dir); err != nil {
+	if objstore.IsURL(dir) {
+		// s3://bucket/prefix, read-only (url.go)
+	} else if st, err := os.Stat(dir); err != nil {
 		return err
 	} else if !st.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	srv, err := pqflight.NewServer(dir, &pqflight.Options{
+	srv, err := newFlightServer(dir, &pqflight.Options{
 		Token:          cfg.token,
 		ReadOnly:       cfg.readOnly,
 		AllowOverwrite: cfg.allowOverwrite,

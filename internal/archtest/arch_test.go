@@ -24,14 +24,17 @@ var allowed = map[string][]string{
 	"internal/oracle":     {"internal/testshared"},
 	"internal/forge":      {"metadata", "metadata/format"},
 	"internal/testshared": {},
+	"internal/faultproxy": {},
+	"internal/miniotest":  {"objstore"},
+	"objstore":            {},
 	"levels":              {"internal/bitpack"},
 	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
 	"typemap":             {"metadata", "metadata/format"},
 	"encryption":          {"metadata", "metadata/format"},
-	"arrowpq":             {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack"},
+	"arrowpq":             {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
 	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":          {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
-	"cmd/arrowpq":         {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
+	"cmd/arrowpq":         {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore"},
 }
 
 // arrowUsers may import arrow-go in product code; no product package may
