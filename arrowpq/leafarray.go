@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
 	"github.com/arrowpq/arrowpq/typemap"
@@ -37,11 +38,11 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	case arrow.BOOL:
 		values := memory.NewResizableBuffer(mem)
 		values.Resize(int(bitutil.BytesForBits(int64(s.n))))
-		spreadBits(values.Bytes(), d.bits, s)
+		spreadBits(values.Bytes(), d.Bits, s)
 		return makeArray(dt, s, validBuf, values), nil
 	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
-		if d.physical != format.Type_BYTE_ARRAY && d.physical != format.Type_FIXED_LEN_BYTE_ARRAY {
-			return nil, fmt.Errorf("%v values as %s: %w", d.physical, dt, errUnsupportedConversion)
+		if d.Physical != format.Type_BYTE_ARRAY && d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY {
+			return nil, fmt.Errorf("%v values as %s: %w", d.Physical, dt, errUnsupportedConversion)
 		}
 		return buildBinary(mem, dt, d, s, validBuf)
 	}
@@ -51,14 +52,14 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	}
 	if d.conv != nil {
 		// Converted as decoded: spread the dense prefix over the slots.
-		nv := d.n
+		nv := d.N
 		values := d.takeConv()
 		spreadInPlace(values.Bytes(), nv, width, s)
 		return makeArray(dt, s, validBuf, values), nil
 	}
 	if conv.Kind == typemap.Identity && d.direct != nil {
 		// Decoded in place: spread the dense prefix over the slots.
-		nv := d.n
+		nv := d.N
 		if values := d.takeDirect(); values != nil {
 			spreadInPlace(values.Bytes(), nv, width, s)
 			return makeArray(dt, s, validBuf, values), nil
@@ -77,10 +78,10 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	}
 	target := values.Bytes()
 	if !noNulls {
-		d.scratch = growBytes(d.scratch, d.n*width)
+		d.scratch = growBytes(d.scratch, d.N*width)
 		target = d.scratch
 	}
-	dense, err := convertDense(target, conv, dt, d, width, int96Unit)
+	dense, err := convertDense(target, conv, dt, &d.Values, width, int96Unit)
 	if err != nil {
 		values.Release()
 		releaseBuffers(validBuf)
@@ -132,47 +133,47 @@ func storageWidth(dt arrow.DataType) (int, error) {
 
 // convertDense returns the dense values in the Arrow storage layout, width
 // bytes each, converting them when the conversion asks. Converted values
-// are written to dst (at least d.n*width bytes, 8-byte aligned: an Arrow
+// are written to dst (at least d.N*width bytes, 8-byte aligned: an Arrow
 // buffer or the leaf's scratch); an identity conversion returns the
 // decoded values themselves without copying.
-func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *denseValues, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
-	n := d.n
+func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
+	n := d.N
 	if len(dst) < n*width {
 		return nil, fmt.Errorf("conversion buffer of %d bytes for %d values of %d: %w", len(dst), n, width, errOutOfRange)
 	}
 	switch conv.Kind {
 	case typemap.Identity:
-		switch d.physical {
+		switch d.Physical {
 		case format.Type_INT32:
-			return int32Bytes(d.i32[:n]), checkWidth(width, 4, dt)
+			return int32Bytes(d.Int32[:n]), checkWidth(width, 4, dt)
 		case format.Type_INT64:
-			return int64Bytes(d.i64[:n]), checkWidth(width, 8, dt)
+			return int64Bytes(d.Int64[:n]), checkWidth(width, 8, dt)
 		case format.Type_FLOAT:
-			return float32Bytes(d.f32[:n]), checkWidth(width, 4, dt)
+			return float32Bytes(d.Float32[:n]), checkWidth(width, 4, dt)
 		case format.Type_DOUBLE:
-			return float64Bytes(d.f64[:n]), checkWidth(width, 8, dt)
+			return float64Bytes(d.Float64[:n]), checkWidth(width, 8, dt)
 		case format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_INT96:
-			return d.fixed[:n*d.width], checkWidth(width, d.width, dt)
+			return d.Fixed[:n*d.Width], checkWidth(width, d.Width, dt)
 		}
 	case typemap.IntCast:
 		out := dst[:n*width]
-		switch d.physical {
+		switch d.Physical {
 		case format.Type_INT32:
-			castToWidth(out, d.i32[:n], width, dt)
+			castToWidth(out, d.Int32[:n], width, dt)
 		case format.Type_INT64:
-			castToWidth(out, d.i64[:n], width, dt)
+			castToWidth(out, d.Int64[:n], width, dt)
 		default:
-			return nil, fmt.Errorf("integer cast of %v: %w", d.physical, errUnsupportedConversion)
+			return nil, fmt.Errorf("integer cast of %v: %w", d.Physical, errUnsupportedConversion)
 		}
 		return out, nil
 	case typemap.Scale:
-		switch d.physical {
+		switch d.Physical {
 		case format.Type_INT32:
 			if width == 8 {
 				// Widen first (DATE days → Date64 milliseconds): the
 				// product needs 64 bits.
 				wide := arrow.Int64Traits.CastFromBytes(dst[:n*8])
-				castInts(wide, d.i32[:n])
+				castInts(wide, d.Int32[:n])
 				if conv.Mul > 1 {
 					if err := scaleUp(wide, wide, conv.Mul); err != nil {
 						return nil, err
@@ -184,21 +185,21 @@ func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *den
 			}
 			vals := arrow.Int32Traits.CastFromBytes(dst[:n*4])
 			if conv.Mul > 1 {
-				if err := scaleUp(vals, d.i32[:n], conv.Mul); err != nil {
+				if err := scaleUp(vals, d.Int32[:n], conv.Mul); err != nil {
 					return nil, err
 				}
 			} else {
-				scaleDown(vals, d.i32[:n], conv.Div)
+				scaleDown(vals, d.Int32[:n], conv.Div)
 			}
 			return int32Bytes(vals), nil
 		case format.Type_INT64:
 			vals := make([]int64, n)
 			if conv.Mul > 1 {
-				if err := scaleUp(vals, d.i64[:n], conv.Mul); err != nil {
+				if err := scaleUp(vals, d.Int64[:n], conv.Mul); err != nil {
 					return nil, err
 				}
 			} else {
-				scaleDown(vals, d.i64[:n], conv.Div)
+				scaleDown(vals, d.Int64[:n], conv.Div)
 			}
 			if width == 4 {
 				narrow := make([]int32, n)
@@ -223,50 +224,50 @@ func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *den
 		case arrow.Second:
 			div = 1_000_000_000
 		}
-		if err := int96ToTimestamp(vals, d.fixed[:n*12], div); err != nil {
+		if err := int96ToTimestamp(vals, d.Fixed[:n*12], div); err != nil {
 			return nil, err
 		}
 		return int64Bytes(vals), nil
 	case typemap.Decimal:
 		out := dst[:n*width]
-		switch d.physical {
+		switch d.Physical {
 		case format.Type_INT32:
-			return out, decimalFromInts(out, d.i32[:n], width)
+			return out, decimalFromInts(out, d.Int32[:n], width)
 		case format.Type_INT64:
-			return out, decimalFromInts(out, d.i64[:n], width)
+			return out, decimalFromInts(out, d.Int64[:n], width)
 		case format.Type_FIXED_LEN_BYTE_ARRAY:
-			if d.width <= 8 && width >= 8 {
+			if d.Width <= 8 && width >= 8 {
 				// The common case (precision ≤ 18 in FLBA, e.g. Spark's
 				// DECIMAL(15,2) in 7 bytes): one 64-bit load per value.
-				decimalsFromShortBigEndian(out, d.fixed[:n*d.width], d.width, width)
+				decimalsFromShortBigEndian(out, d.Fixed[:n*d.Width], d.Width, width)
 				return out, nil
 			}
 			for i := 0; i < n; i++ {
-				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.fixed[i*d.width:(i+1)*d.width]); err != nil {
+				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Fixed[i*d.Width:(i+1)*d.Width]); err != nil {
 					return nil, err
 				}
 			}
 			return out, nil
 		case format.Type_BYTE_ARRAY:
 			for i := 0; i < n; i++ {
-				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.data[d.offsets[i]:d.offsets[i+1]]); err != nil {
+				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Data[d.Offsets[i]:d.Offsets[i+1]]); err != nil {
 					return nil, err
 				}
 			}
 			return out, nil
 		}
 	case typemap.Interval:
-		if d.physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.width != 12 {
-			return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.physical, d.width, errUnsupportedConversion)
+		if d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.Width != 12 {
+			return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.Physical, d.Width, errUnsupportedConversion)
 		}
 		switch dt.ID() {
 		case arrow.INTERVAL_MONTH_DAY_NANO:
 			out := dst[:n*16]
-			return out, intervalToMonthDayNano(out, d.fixed[:n*12])
+			return out, intervalToMonthDayNano(out, d.Fixed[:n*12])
 		case arrow.INTERVAL_DAY_TIME:
 			out := dst[:n*8]
 			for i := 0; i < n; i++ {
-				s := d.fixed[i*12:]
+				s := d.Fixed[i*12:]
 				if m := binary.LittleEndian.Uint32(s); m != 0 {
 					return nil, fmt.Errorf("INTERVAL of %d months as %s: %w", m, dt, errOutOfRange)
 				}
@@ -276,7 +277,7 @@ func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *den
 		case arrow.INTERVAL_MONTHS:
 			out := dst[:n*4]
 			for i := 0; i < n; i++ {
-				s := d.fixed[i*12:]
+				s := d.Fixed[i*12:]
 				if binary.LittleEndian.Uint64(s[4:]) != 0 {
 					return nil, fmt.Errorf("INTERVAL with days or milliseconds as %s: %w", dt, errOutOfRange)
 				}
@@ -285,7 +286,7 @@ func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *den
 			return out, nil
 		}
 	}
-	return nil, fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.physical, dt, errUnsupportedConversion)
+	return nil, fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.Physical, dt, errUnsupportedConversion)
 }
 
 func checkWidth(have, want int, dt arrow.DataType) error {
@@ -398,13 +399,13 @@ func isASCII(b []byte) bool {
 }
 
 func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slots, validBuf *memory.Buffer) (arrow.Array, error) {
-	offsets, data := d.offsets, d.data
-	if d.physical == format.Type_FIXED_LEN_BYTE_ARRAY {
-		offsets = make([]int32, d.n+1)
+	offsets, data := d.Offsets, d.Data
+	if d.Physical == format.Type_FIXED_LEN_BYTE_ARRAY {
+		offsets = make([]int32, d.N+1)
 		for i := range offsets {
-			offsets[i] = int32(i * d.width)
+			offsets[i] = int32(i * d.Width)
 		}
-		data = d.fixed[:d.n*d.width]
+		data = d.Fixed[:d.N*d.Width]
 	}
 	if len(data) > maxByteArrayData && (dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY) {
 		return nil, fmt.Errorf("%d bytes of %s in one batch exceed 32-bit offsets; read with a smaller BatchSize: %w",
@@ -419,7 +420,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 	}
 	switch dt.ID() {
 	case arrow.STRING, arrow.BINARY:
-		if d.offBuf != nil && d.physical == format.Type_BYTE_ARRAY {
+		if d.offBuf != nil && d.Physical == format.Type_BYTE_ARRAY {
 			off, dataBuf := d.takeBinary(s)
 			return makeArray(dt, s, validBuf, off, dataBuf), nil
 		}
