@@ -224,4 +224,3 @@ func (d *denseValues) releaseDirect() {
 		}
 	}
 }
-
