@@ -72,7 +72,7 @@ type Chunk struct {
 	// (metadata.ReadOffsetIndex, checked with metadata.CheckOffsetIndex):
 	// [Reader.SkipRecords] then steps over whole pages without reading
 	// their bodies.
-	OffsetIndex []format.PageLocation
+	OffsetIndex []*format.PageLocation
 }
 
 // Reader reads the levels and values of one leaf column chunk after the
@@ -95,7 +95,7 @@ type Reader struct {
 	popts    pagecodec.PageReaderOptions
 	chunkLen int
 	numRows  int64
-	locs     []format.PageLocation
+	locs     []*format.PageLocation
 	dataPage int // data pages met so far in the chunk
 	err      error
 
@@ -307,7 +307,7 @@ func (r *Reader) checkLocation(start int) {
 	if r.locs == nil {
 		return
 	}
-	if r.dataPage >= len(r.locs) || r.locs[r.dataPage].Offset != r.popts.FileOffset+int64(start) {
+	if r.dataPage >= len(r.locs) || r.locs[r.dataPage] == nil || r.locs[r.dataPage].Offset != r.popts.FileOffset+int64(start) {
 		r.locs = nil
 	}
 }

@@ -138,6 +138,9 @@ func (r *Reader) pageRows(h *format.PageHeader) int {
 		first := r.locs[r.dataPage].FirstRowIndex
 		end := r.numRows
 		if r.dataPage+1 < len(r.locs) {
+			if r.locs[r.dataPage+1] == nil {
+				return -1
+			}
 			end = r.locs[r.dataPage+1].FirstRowIndex
 		}
 		if end < first || first < 0 {
