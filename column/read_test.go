@@ -388,7 +388,7 @@ var encodingMatrix = []struct {
 	{parquet.Types.Int64, 0, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.DeltaBinaryPacked, parquet.Encodings.ByteStreamSplit}},
 	{parquet.Types.Float, 0, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.ByteStreamSplit}},
 	{parquet.Types.Double, 0, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.ByteStreamSplit}},
-	{parquet.Types.Int96, 0, []parquet.Encoding{parquet.Encodings.Plain}}, // arrow-go writes no INT96 dictionary
+	{parquet.Types.Int96, 0, []parquet.Encoding{parquet.Encodings.Plain}},                                                                           // arrow-go writes no INT96 dictionary
 	{parquet.Types.FixedLenByteArray, 5, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.ByteStreamSplit}}, // nor FLBA DELTA_BYTE_ARRAY
 	{parquet.Types.ByteArray, 0, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray}},
 }
