@@ -33,16 +33,15 @@ type Reader struct {
 	opts   ReadOptions
 	plan   *readPlan
 
-	rowGroups  []int
-	nextRG     int   // index into rowGroups of the next row group to load
-	rg         int   // the row group being read, -1 before the first
-	rowsLeft   int64 // rows of rg not yet returned
-	chunkBuf   []byte
-	pool       *bufferPool // with ReadOptions.RecycleBuffers, else nil
-	cur        arrow.RecordBatch
-	err        error
-	closed     bool
-	columnsOut []arrow.Array
+	rowGroups []int
+	nextRG    int   // index into rowGroups of the next row group to load
+	rg        int   // the row group being read, -1 before the first
+	rowsLeft  int64 // rows of rg not yet returned
+	chunkBuf  []byte
+	pool      *bufferPool // with ReadOptions.RecycleBuffers, else nil
+	cur       arrow.RecordBatch
+	err       error
+	closed    bool
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
