@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -293,7 +294,7 @@ func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arr
 	}
 	values := memory.NewResizableBuffer(fr.mem)
 	values.Resize(s.n * width)
-	spreadFixed(values.Bytes(), dense, width, s)
+	levels.SpreadWidth(values.Bytes(), dense, width, s.bitmap(), s.n)
 	validBuf := bitmapBuffer(fr.mem, s)
 	nulls := s.nullCount
 	if validBuf == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/column"
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
 	"github.com/arrowpq/arrowpq/typemap"
@@ -23,6 +24,29 @@ type slots struct {
 	n         int
 	valid     []byte // LSB-first validity of the leaf array, nil when no nulls
 	nullCount int
+}
+
+// bitmap returns the validity bitmap of the slots, or nil when every slot
+// holds a value.
+func (s slots) bitmap() []byte {
+	if s.nullCount == 0 {
+		return nil
+	}
+	return s.valid
+}
+
+// spreadInPlace moves the nv dense values at the start of buf (width bytes
+// each) to their slots, zeroing null slots (levels.SpreadInPlace, on
+// words for 4- and 8-byte values).
+func (s slots) spreadInPlace(buf []byte, nv, width int) {
+	switch width {
+	case 4:
+		levels.SpreadInPlace(arrow.Uint32Traits.CastFromBytes(buf[:s.n*4]), nv, s.bitmap(), s.n)
+	case 8:
+		levels.SpreadInPlace(arrow.Uint64Traits.CastFromBytes(buf[:s.n*8]), nv, s.bitmap(), s.n)
+	default:
+		levels.SpreadInPlaceWidth(buf, nv, width, s.bitmap(), s.n)
+	}
 }
 
 // buildLeaf turns the dense physical values of one batch of a leaf into
@@ -38,7 +62,7 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	case arrow.BOOL:
 		values := memory.NewResizableBuffer(mem)
 		values.Resize(int(bitutil.BytesForBits(int64(s.n))))
-		spreadBits(values.Bytes(), d.Bits, s)
+		levels.SpreadBits(values.Bytes(), d.Bits, s.bitmap(), s.n)
 		return makeArray(dt, s, validBuf, values), nil
 	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
 		if d.Physical != format.Type_BYTE_ARRAY && d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY {
@@ -54,14 +78,14 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 		// Converted as decoded: spread the dense prefix over the slots.
 		nv := d.N
 		values := d.takeConv()
-		spreadInPlace(values.Bytes(), nv, width, s)
+		s.spreadInPlace(values.Bytes(), nv, width)
 		return makeArray(dt, s, validBuf, values), nil
 	}
 	if conv.Kind == typemap.Identity && d.direct != nil {
 		// Decoded in place: spread the dense prefix over the slots.
 		nv := d.N
 		if values := d.takeDirect(); values != nil {
-			spreadInPlace(values.Bytes(), nv, width, s)
+			s.spreadInPlace(values.Bytes(), nv, width)
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
@@ -92,7 +116,7 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 			copy(values.Bytes(), dense) // identity: the decoded values themselves
 		}
 	} else {
-		spreadFixed(values.Bytes(), dense, width, s)
+		levels.SpreadWidth(values.Bytes(), dense, width, s.bitmap(), s.n)
 	}
 	return makeArray(dt, s, validBuf, values), nil
 }
@@ -326,20 +350,6 @@ func castToWidth[S int32 | int64](out []byte, src []S, width int, dt arrow.DataT
 	}
 }
 
-// spreadBits is spreadFixed for bit-packed booleans.
-func spreadBits(dst, dense []byte, s slots) {
-	k := 0
-	for i := 0; i < s.n; i++ {
-		if s.valid != nil && s.nullCount > 0 && !bitutil.BitIsSet(s.valid, i) {
-			continue
-		}
-		if bitutil.BitIsSet(dense, k) {
-			bitutil.SetBit(dst, i)
-		}
-		k++
-	}
-}
-
 // buildBinary builds a binary or string array: the data stays as decoded,
 // and null slots get empty ranges in the offsets.
 // checkUTF8 checks that the byte arrays given by offsets into data are
@@ -425,7 +435,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 			return makeArray(dt, s, validBuf, off, dataBuf), nil
 		}
 		off := newUninitBuffer(mem, (s.n+1)*4)
-		spreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s)
+		levels.SpreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s.bitmap(), s.n)
 		var dataBuf *memory.Buffer
 		if _, fresh := mem.(freshAllocator); fresh {
 			dataBuf = freshCopy(data)

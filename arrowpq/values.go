@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/column"
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -179,7 +180,7 @@ func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
 	d.offBuf.Reserve((s.n + 1) * 4)
 	out := arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:s.n+1]
 	if s.n != nv {
-		spreadOffsetsInPlace(out, nv, s)
+		levels.SpreadOffsetsInPlace(out, nv, s.bitmap(), s.n)
 	}
 	d.offBuf.ResizeNoShrink((s.n + 1) * 4)
 	d.dataHint = max(d.dataHint, len(d.Data))
