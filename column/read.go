@@ -114,7 +114,6 @@ type Reader struct {
 	// Scratch for decode-and-drop (SkipRecords).
 	drop     Values
 	dropBits []byte
-	dropDef  []int16
 
 	// pagesRead counts the pages whose bodies were read (checksummed and
 	// decompressed): the test hook that shows a skipped page is not.
