@@ -39,15 +39,17 @@ func (r *Reader) decodeFitting(n int) ([]arrow.Array, int, error) {
 		}
 		n = (n + 1) / 2
 		p.batchCap = n
-		if err := r.restartRowGroup(n); err != nil {
+		if err := r.restartRowGroup(); err != nil {
 			return nil, 0, err
 		}
 	}
 }
 
 // restartRowGroup sets the decoders back to the start of the current row
-// group and drops the rows already returned, step rows at a time.
-func (r *Reader) restartRowGroup(step int) error {
+// group and skips the rows already returned (column.Reader.SkipRecords:
+// pages wholly before them are not decoded again when their row counts
+// are known from their headers).
+func (r *Reader) restartRowGroup() error {
 	// The failed batch left records half assembled; a new chunk does not
 	// clear them (a batch that ends normally does, with Finish).
 	for _, f := range r.plan.fields {
@@ -63,16 +65,12 @@ func (r *Reader) restartRowGroup(step int) error {
 		return err
 	}
 	done := int(r.file.Meta.RowGroups[r.rg].NumRows - r.rowsLeft)
-	for done > 0 {
-		k := min(step, done)
-		cols, err := r.decodeBatch(k)
-		if err != nil {
-			return err
+	for _, f := range r.plan.fields {
+		if fr, ok := f.(*fieldReader); ok {
+			if err := fr.skipRows(done); err != nil {
+				return err
+			}
 		}
-		for _, c := range cols {
-			c.Release()
-		}
-		done -= k
 	}
 	return nil
 }

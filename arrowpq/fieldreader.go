@@ -147,6 +147,23 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 	return arr, err
 }
 
+// skipRows steps every leaf over the next n rows of the row group.
+func (fr *fieldReader) skipRows(n int) error {
+	for _, leaf := range fr.order {
+		lr := fr.leaves[leaf]
+		got, err := lr.cr.SkipRecords(n)
+		if err != nil {
+			return lr.wrap(err)
+		}
+		if got != n {
+			return lr.wrap(fmt.Errorf("the column chunk ends after %d of the row group's %d rows: %w",
+				int(fr.rows)-n+got, fr.rows, pagecodec.ErrCorrupt))
+		}
+	}
+	fr.rows -= int64(n)
+	return nil
+}
+
 // releaseDirect frees direct value buffers a failed batch left behind.
 func (fr *fieldReader) releaseDirect() {
 	for _, lr := range fr.leaves {
