@@ -167,150 +167,194 @@ func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *col
 	}
 	switch conv.Kind {
 	case typemap.Identity:
-		switch d.Physical {
-		case format.Type_INT32:
-			return int32Bytes(d.Int32[:n]), checkWidth(width, 4, dt)
-		case format.Type_INT64:
-			return int64Bytes(d.Int64[:n]), checkWidth(width, 8, dt)
-		case format.Type_FLOAT:
-			return float32Bytes(d.Float32[:n]), checkWidth(width, 4, dt)
-		case format.Type_DOUBLE:
-			return float64Bytes(d.Float64[:n]), checkWidth(width, 8, dt)
-		case format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_INT96:
-			return d.Fixed[:n*d.Width], checkWidth(width, d.Width, dt)
-		}
+		return convertIdentity(dst, conv, dt, d, width, n)
 	case typemap.IntCast:
-		out := dst[:n*width]
-		switch d.Physical {
-		case format.Type_INT32:
-			castToWidth(out, d.Int32[:n], width, dt)
-		case format.Type_INT64:
-			castToWidth(out, d.Int64[:n], width, dt)
-		default:
-			return nil, fmt.Errorf("integer cast of %v: %w", d.Physical, errUnsupportedConversion)
-		}
-		return out, nil
+		return convertIntCast(dst, conv, dt, d, width, n)
 	case typemap.Scale:
-		switch d.Physical {
-		case format.Type_INT32:
-			if width == 8 {
-				// Widen first (DATE days → Date64 milliseconds): the
-				// product needs 64 bits.
-				wide := arrow.Int64Traits.CastFromBytes(dst[:n*8])
-				castInts(wide, d.Int32[:n])
-				if conv.Mul > 1 {
-					if err := scaleUp(wide, wide, conv.Mul); err != nil {
-						return nil, err
-					}
-				} else {
-					scaleDown(wide, wide, conv.Div)
-				}
-				return int64Bytes(wide), nil
-			}
-			vals := arrow.Int32Traits.CastFromBytes(dst[:n*4])
-			if conv.Mul > 1 {
-				if err := scaleUp(vals, d.Int32[:n], conv.Mul); err != nil {
-					return nil, err
-				}
-			} else {
-				scaleDown(vals, d.Int32[:n], conv.Div)
-			}
-			return int32Bytes(vals), nil
-		case format.Type_INT64:
-			vals := make([]int64, n)
-			if conv.Mul > 1 {
-				if err := scaleUp(vals, d.Int64[:n], conv.Mul); err != nil {
-					return nil, err
-				}
-			} else {
-				scaleDown(vals, d.Int64[:n], conv.Div)
-			}
-			if width == 4 {
-				narrow := make([]int32, n)
-				for i, v := range vals {
-					if v < math.MinInt32 || v > math.MaxInt32 {
-						return nil, fmt.Errorf("%d as %s: %w", v, dt, errOutOfRange)
-					}
-					narrow[i] = int32(v)
-				}
-				return int32Bytes(narrow), nil
-			}
-			return int64Bytes(vals), nil
-		}
+		return convertScale(dst, conv, dt, d, width, n)
 	case typemap.Int96:
-		vals := arrow.Int64Traits.CastFromBytes(dst[:n*8])
-		div := int64(1)
-		switch conv.Unit {
-		case arrow.Microsecond:
-			div = 1_000
-		case arrow.Millisecond:
-			div = 1_000_000
-		case arrow.Second:
-			div = 1_000_000_000
+		return convertInt96(dst, conv, dt, d, width, n)
+	case typemap.Decimal:
+		return convertDecimal(dst, conv, dt, d, width, n)
+	case typemap.Interval:
+		return convertInterval(dst, conv, dt, d, width, n)
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertIdentity returns the decoded values themselves, checking that
+// their width is the Arrow type's.
+func convertIdentity(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	switch d.Physical {
+	case format.Type_INT32:
+		return int32Bytes(d.Int32[:n]), checkWidth(width, 4, dt)
+	case format.Type_INT64:
+		return int64Bytes(d.Int64[:n]), checkWidth(width, 8, dt)
+	case format.Type_FLOAT:
+		return float32Bytes(d.Float32[:n]), checkWidth(width, 4, dt)
+	case format.Type_DOUBLE:
+		return float64Bytes(d.Float64[:n]), checkWidth(width, 8, dt)
+	case format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_INT96:
+		return d.Fixed[:n*d.Width], checkWidth(width, d.Width, dt)
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertIntCast narrows or widens INT32/INT64 values to width bytes.
+func convertIntCast(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	out := dst[:n*width]
+	switch d.Physical {
+	case format.Type_INT32:
+		castToWidth(out, d.Int32[:n], width, dt)
+	case format.Type_INT64:
+		castToWidth(out, d.Int64[:n], width, dt)
+	default:
+		return nil, fmt.Errorf("integer cast of %v: %w", d.Physical, errUnsupportedConversion)
+	}
+	return out, nil
+}
+
+// convertScale multiplies or divides integer values by the conversion's
+// factor (time units), widening first where the product needs 64 bits.
+func convertScale(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	switch d.Physical {
+	case format.Type_INT32:
+		if width == 8 {
+			// Widen first (DATE days → Date64 milliseconds): the
+			// product needs 64 bits.
+			wide := arrow.Int64Traits.CastFromBytes(dst[:n*8])
+			castInts(wide, d.Int32[:n])
+			if conv.Mul > 1 {
+				if err := scaleUp(wide, wide, conv.Mul); err != nil {
+					return nil, err
+				}
+			} else {
+				scaleDown(wide, wide, conv.Div)
+			}
+			return int64Bytes(wide), nil
 		}
-		if err := int96ToTimestamp(vals, d.Fixed[:n*12], div); err != nil {
-			return nil, err
+		vals := arrow.Int32Traits.CastFromBytes(dst[:n*4])
+		if conv.Mul > 1 {
+			if err := scaleUp(vals, d.Int32[:n], conv.Mul); err != nil {
+				return nil, err
+			}
+		} else {
+			scaleDown(vals, d.Int32[:n], conv.Div)
+		}
+		return int32Bytes(vals), nil
+	case format.Type_INT64:
+		vals := make([]int64, n)
+		if conv.Mul > 1 {
+			if err := scaleUp(vals, d.Int64[:n], conv.Mul); err != nil {
+				return nil, err
+			}
+		} else {
+			scaleDown(vals, d.Int64[:n], conv.Div)
+		}
+		if width == 4 {
+			narrow := make([]int32, n)
+			for i, v := range vals {
+				if v < math.MinInt32 || v > math.MaxInt32 {
+					return nil, fmt.Errorf("%d as %s: %w", v, dt, errOutOfRange)
+				}
+				narrow[i] = int32(v)
+			}
+			return int32Bytes(narrow), nil
 		}
 		return int64Bytes(vals), nil
-	case typemap.Decimal:
-		out := dst[:n*width]
-		switch d.Physical {
-		case format.Type_INT32:
-			return out, decimalFromInts(out, d.Int32[:n], width)
-		case format.Type_INT64:
-			return out, decimalFromInts(out, d.Int64[:n], width)
-		case format.Type_FIXED_LEN_BYTE_ARRAY:
-			if d.Width <= 8 && width >= 8 {
-				// The common case (precision ≤ 18 in FLBA, e.g. Spark's
-				// DECIMAL(15,2) in 7 bytes): one 64-bit load per value.
-				decimalsFromShortBigEndian(out, d.Fixed[:n*d.Width], d.Width, width)
-				return out, nil
-			}
-			for i := 0; i < n; i++ {
-				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Fixed[i*d.Width:(i+1)*d.Width]); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		case format.Type_BYTE_ARRAY:
-			for i := 0; i < n; i++ {
-				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Data[d.Offsets[i]:d.Offsets[i+1]]); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		}
-	case typemap.Interval:
-		if d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.Width != 12 {
-			return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.Physical, d.Width, errUnsupportedConversion)
-		}
-		switch dt.ID() {
-		case arrow.INTERVAL_MONTH_DAY_NANO:
-			out := dst[:n*16]
-			return out, intervalToMonthDayNano(out, d.Fixed[:n*12])
-		case arrow.INTERVAL_DAY_TIME:
-			out := dst[:n*8]
-			for i := 0; i < n; i++ {
-				s := d.Fixed[i*12:]
-				if m := binary.LittleEndian.Uint32(s); m != 0 {
-					return nil, fmt.Errorf("INTERVAL of %d months as %s: %w", m, dt, errOutOfRange)
-				}
-				copy(out[i*8:], s[4:12])
-			}
-			return out, nil
-		case arrow.INTERVAL_MONTHS:
-			out := dst[:n*4]
-			for i := 0; i < n; i++ {
-				s := d.Fixed[i*12:]
-				if binary.LittleEndian.Uint64(s[4:]) != 0 {
-					return nil, fmt.Errorf("INTERVAL with days or milliseconds as %s: %w", dt, errOutOfRange)
-				}
-				copy(out[i*4:], s[:4])
-			}
-			return out, nil
-		}
 	}
-	return nil, fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.Physical, dt, errUnsupportedConversion)
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertInt96 turns INT96 timestamps into int64 timestamps of the
+// conversion's unit.
+func convertInt96(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	vals := arrow.Int64Traits.CastFromBytes(dst[:n*8])
+	div := int64(1)
+	switch conv.Unit {
+	case arrow.Microsecond:
+		div = 1_000
+	case arrow.Millisecond:
+		div = 1_000_000
+	case arrow.Second:
+		div = 1_000_000_000
+	}
+	if err := int96ToTimestamp(vals, d.Fixed[:n*12], div); err != nil {
+		return nil, err
+	}
+	return int64Bytes(vals), nil
+}
+
+// convertDecimal turns INT32, INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY
+// unscaled values into Arrow decimals of width bytes.
+func convertDecimal(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	out := dst[:n*width]
+	switch d.Physical {
+	case format.Type_INT32:
+		return out, decimalFromInts(out, d.Int32[:n], width)
+	case format.Type_INT64:
+		return out, decimalFromInts(out, d.Int64[:n], width)
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		if d.Width <= 8 && width >= 8 {
+			// The common case (precision ≤ 18 in FLBA, e.g. Spark's
+			// DECIMAL(15,2) in 7 bytes): one 64-bit load per value.
+			decimalsFromShortBigEndian(out, d.Fixed[:n*d.Width], d.Width, width)
+			return out, nil
+		}
+		for i := 0; i < n; i++ {
+			if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Fixed[i*d.Width:(i+1)*d.Width]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case format.Type_BYTE_ARRAY:
+		for i := 0; i < n; i++ {
+			if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Data[d.Offsets[i]:d.Offsets[i+1]]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertInterval turns 12-byte INTERVAL values into the Arrow interval
+// type dt.
+func convertInterval(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	if d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.Width != 12 {
+		return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.Physical, d.Width, errUnsupportedConversion)
+	}
+	switch dt.ID() {
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		out := dst[:n*16]
+		return out, intervalToMonthDayNano(out, d.Fixed[:n*12])
+	case arrow.INTERVAL_DAY_TIME:
+		out := dst[:n*8]
+		for i := 0; i < n; i++ {
+			s := d.Fixed[i*12:]
+			if m := binary.LittleEndian.Uint32(s); m != 0 {
+				return nil, fmt.Errorf("INTERVAL of %d months as %s: %w", m, dt, errOutOfRange)
+			}
+			copy(out[i*8:], s[4:12])
+		}
+		return out, nil
+	case arrow.INTERVAL_MONTHS:
+		out := dst[:n*4]
+		for i := 0; i < n; i++ {
+			s := d.Fixed[i*12:]
+			if binary.LittleEndian.Uint64(s[4:]) != 0 {
+				return nil, fmt.Errorf("INTERVAL with days or milliseconds as %s: %w", dt, errOutOfRange)
+			}
+			copy(out[i*4:], s[:4])
+		}
+		return out, nil
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// unsupportedConversion reports values of d that conv cannot turn into dt.
+func unsupportedConversion(conv typemap.Conversion, dt arrow.DataType, d *column.Values) error {
+	return fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.Physical, dt, errUnsupportedConversion)
 }
 
 func checkWidth(have, want int, dt arrow.DataType) error {

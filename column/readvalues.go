@@ -291,98 +291,21 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 	var err error
 	switch v.physical {
 	case format.Type_BOOLEAN:
-		start := d.N
-		d.Bits = growBits(d.Bits, start+n)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			got, err = v.plain.DecodeBoolean(d.Bits, start, n)
-		case format.Encoding_RLE:
-			got, err = v.rleBool.DecodeBoolean(d.Bits, start, n)
-		}
+		got, err = v.decodeBoolean(d, n)
 	case format.Type_INT32:
-		var tail []int32
-		d.Int32, tail = extend(d.Int32, n)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			got, err = v.plain.DecodeInt32(tail)
-		case format.Encoding_DELTA_BINARY_PACKED:
-			got, err = v.delta.DecodeInt32(tail)
-		case format.Encoding_BYTE_STREAM_SPLIT:
-			got, err = v.bss.DecodeInt32(tail)
-		}
+		got, err = v.decodeInt32(d, n)
 	case format.Type_INT64:
-		var tail []int64
-		d.Int64, tail = extend(d.Int64, n)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			got, err = v.plain.DecodeInt64(tail)
-		case format.Encoding_DELTA_BINARY_PACKED:
-			got, err = v.delta.DecodeInt64(tail)
-		case format.Encoding_BYTE_STREAM_SPLIT:
-			got, err = v.bss.DecodeInt64(tail)
-		}
+		got, err = v.decodeInt64(d, n)
 	case format.Type_FLOAT:
-		var tail []float32
-		d.Float32, tail = extend(d.Float32, n)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			got, err = v.plain.DecodeFloat(tail)
-		case format.Encoding_BYTE_STREAM_SPLIT:
-			got, err = v.bss.DecodeFloat(tail)
-		}
+		got, err = v.decodeFloat(d, n)
 	case format.Type_DOUBLE:
-		var tail []float64
-		d.Float64, tail = extend(d.Float64, n)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			got, err = v.plain.DecodeDouble(tail)
-		case format.Encoding_BYTE_STREAM_SPLIT:
-			got, err = v.bss.DecodeDouble(tail)
-		}
+		got, err = v.decodeDouble(d, n)
 	case format.Type_INT96:
-		var tail []byte
-		d.Fixed, tail = extend(d.Fixed, n*12)
-		if v.enc == format.Encoding_PLAIN {
-			got, err = v.plain.DecodeFixedLenByteArray(tail, 12)
-		}
+		got, err = v.decodeInt96(d, n)
 	case format.Type_FIXED_LEN_BYTE_ARRAY:
-		var tail []byte
-		d.Fixed, tail = extend(d.Fixed, n*v.width)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			got, err = v.plain.DecodeFixedLenByteArray(tail, v.width)
-		case format.Encoding_DELTA_BYTE_ARRAY:
-			got, err = v.dba.DecodeFixedLenByteArray(tail, v.width)
-		case format.Encoding_BYTE_STREAM_SPLIT:
-			got, err = v.bss.DecodeFixedLenByteArray(tail)
-		}
+		got, err = v.decodeFixedLenByteArray(d, n)
 	case format.Type_BYTE_ARRAY:
-		before := len(d.Offsets)
-		switch v.enc {
-		case format.Encoding_PLAIN:
-			d.Offsets, d.Data, err = v.plain.DecodeByteArray(d.Offsets, d.Data, n)
-			err = v.batchFull(err)
-		case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
-			d.Offsets, d.Data, err = v.dlba.DecodeByteArray(d.Offsets, d.Data, n)
-			err = v.batchFull(err)
-		case format.Encoding_DELTA_BYTE_ARRAY:
-			// In slices, checking the output against the page's bound.
-			for left := n; left > 0 && err == nil; {
-				k := min(left, 256)
-				size := len(d.Data)
-				d.Offsets, d.Data, err = v.dba.DecodeByteArray(d.Offsets, d.Data, k)
-				err = v.batchFull(err)
-				v.outLeft -= len(d.Data) - size
-				if err == nil && v.outLeft < 0 {
-					err = fmt.Errorf("DELTA_BYTE_ARRAY page expands beyond %d bytes per byte: %w", maxDeltaByteArrayGrowth, errLimit)
-				}
-				left -= k
-			}
-		}
-		got = len(d.Offsets) - before
-		if err == nil {
-			err = v.checkBatchData(d)
-		}
+		got, err = v.decodeByteArray(d, n)
 	default:
 		return fmt.Errorf("physical type %v: %w", v.physical, errUnsupported)
 	}
@@ -397,6 +320,131 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 	}
 	d.N += n
 	return nil
+}
+
+// decodeBoolean appends the next n BOOLEAN values of the page to d.
+func (v *valueDecoder) decodeBoolean(d *Values, n int) (got int, err error) {
+	start := d.N
+	d.Bits = growBits(d.Bits, start+n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeBoolean(d.Bits, start, n)
+	case format.Encoding_RLE:
+		got, err = v.rleBool.DecodeBoolean(d.Bits, start, n)
+	}
+	return got, err
+}
+
+// decodeInt32 appends the next n INT32 values of the page to d.
+func (v *valueDecoder) decodeInt32(d *Values, n int) (got int, err error) {
+	var tail []int32
+	d.Int32, tail = extend(d.Int32, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeInt32(tail)
+	case format.Encoding_DELTA_BINARY_PACKED:
+		got, err = v.delta.DecodeInt32(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeInt32(tail)
+	}
+	return got, err
+}
+
+// decodeInt64 appends the next n INT64 values of the page to d.
+func (v *valueDecoder) decodeInt64(d *Values, n int) (got int, err error) {
+	var tail []int64
+	d.Int64, tail = extend(d.Int64, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeInt64(tail)
+	case format.Encoding_DELTA_BINARY_PACKED:
+		got, err = v.delta.DecodeInt64(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeInt64(tail)
+	}
+	return got, err
+}
+
+// decodeFloat appends the next n FLOAT values of the page to d.
+func (v *valueDecoder) decodeFloat(d *Values, n int) (got int, err error) {
+	var tail []float32
+	d.Float32, tail = extend(d.Float32, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeFloat(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeFloat(tail)
+	}
+	return got, err
+}
+
+// decodeDouble appends the next n DOUBLE values of the page to d.
+func (v *valueDecoder) decodeDouble(d *Values, n int) (got int, err error) {
+	var tail []float64
+	d.Float64, tail = extend(d.Float64, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeDouble(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeDouble(tail)
+	}
+	return got, err
+}
+
+// decodeInt96 appends the next n INT96 values of the page to d.
+func (v *valueDecoder) decodeInt96(d *Values, n int) (got int, err error) {
+	var tail []byte
+	d.Fixed, tail = extend(d.Fixed, n*12)
+	if v.enc == format.Encoding_PLAIN {
+		got, err = v.plain.DecodeFixedLenByteArray(tail, 12)
+	}
+	return got, err
+}
+
+// decodeFixedLenByteArray appends the next n FIXED_LEN_BYTE_ARRAY values of the page to d.
+func (v *valueDecoder) decodeFixedLenByteArray(d *Values, n int) (got int, err error) {
+	var tail []byte
+	d.Fixed, tail = extend(d.Fixed, n*v.width)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeFixedLenByteArray(tail, v.width)
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		got, err = v.dba.DecodeFixedLenByteArray(tail, v.width)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeFixedLenByteArray(tail)
+	}
+	return got, err
+}
+
+// decodeByteArray appends the next n BYTE_ARRAY values of the page to d.
+func (v *valueDecoder) decodeByteArray(d *Values, n int) (got int, err error) {
+	before := len(d.Offsets)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		d.Offsets, d.Data, err = v.plain.DecodeByteArray(d.Offsets, d.Data, n)
+		err = v.batchFull(err)
+	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+		d.Offsets, d.Data, err = v.dlba.DecodeByteArray(d.Offsets, d.Data, n)
+		err = v.batchFull(err)
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		// In slices, checking the output against the page's bound.
+		for left := n; left > 0 && err == nil; {
+			k := min(left, 256)
+			size := len(d.Data)
+			d.Offsets, d.Data, err = v.dba.DecodeByteArray(d.Offsets, d.Data, k)
+			err = v.batchFull(err)
+			v.outLeft -= len(d.Data) - size
+			if err == nil && v.outLeft < 0 {
+				err = fmt.Errorf("DELTA_BYTE_ARRAY page expands beyond %d bytes per byte: %w", maxDeltaByteArrayGrowth, errLimit)
+			}
+			left -= k
+		}
+	}
+	got = len(d.Offsets) - before
+	if err == nil {
+		err = v.checkBatchData(d)
+	}
+	return got, err
 }
 
 // encodingFits reports whether the page's encoding applies to the physical
