@@ -545,15 +545,16 @@ func (v *valueDecoder) gather(d *Values, idx []int32) error {
 		d.Fixed, tail = extend(d.Fixed, n*v.width)
 		err = pagecodec.GatherFixedLenByteArray(tail, dict.Fixed, v.width, idx)
 	case format.Type_BYTE_ARRAY:
+		// The slack after the data lets values copy as whole blocks, near
+		// the end of the dictionary too (both gathers use it).
+		data := dict.Data
+		if cap(data)-len(data) >= dictionarySlack {
+			data = data[:len(data)+dictionarySlack]
+		}
 		if dict.maxLen <= 16 {
-			// The slack after the data lets every value copy as one block.
-			data := dict.Data
-			if cap(data)-len(data) >= dictionarySlack {
-				data = data[:len(data)+dictionarySlack]
-			}
 			d.Offsets, d.Data, err = pagecodec.GatherByteArrayShort(d.Offsets, d.Data, dict.Offsets, data, idx, dict.maxLen)
 		} else {
-			d.Offsets, d.Data, err = pagecodec.GatherByteArray(d.Offsets, d.Data, dict.Offsets, dict.Data, idx)
+			d.Offsets, d.Data, err = pagecodec.GatherByteArray(d.Offsets, d.Data, dict.Offsets, data, idx)
 		}
 		if err = v.batchFull(err); err == nil {
 			err = v.checkBatchData(d)
