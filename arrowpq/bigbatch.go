@@ -2,11 +2,10 @@ package arrowpq
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/arrowpq/arrowpq/pagecodec"
+	"github.com/arrowpq/arrowpq/column"
 )
 
 // Batches whose byte arrays outgrow 32-bit offsets.
@@ -24,35 +23,6 @@ import (
 // where a batch would exceed 2 GiB. A single row whose data alone exceeds
 // the limit is an error (the cause, wrapping pagecodec.ErrLimit).
 
-// batchFullError marks a byte array overflow that fewer rows may avoid. It
-// reads as its cause, so that the final error (one row does not fit) is
-// the decoder's own.
-type batchFullError struct{ cause error }
-
-func (e *batchFullError) Error() string { return e.cause.Error() }
-func (e *batchFullError) Unwrap() error { return e.cause }
-
-// batchFull classifies err from a BYTE_ARRAY decoder call of a data page:
-// a limit error (the data outgrew the offsets) may go away with fewer
-// rows. The decoder of a dictionary page has no maxData: its limit errors
-// stand.
-func (v *valueDecoder) batchFull(err error) error {
-	if err != nil && v.maxData > 0 && errors.Is(err, pagecodec.ErrLimit) {
-		return &batchFullError{cause: err}
-	}
-	return err
-}
-
-// checkBatchData reports a batch whose byte array data exceeds maxData
-// (the pagecodec decoders stop at math.MaxInt32 themselves; tests set a
-// smaller limit to exercise the retry on small files).
-func (v *valueDecoder) checkBatchData(d *denseValues) error {
-	if v.maxData > 0 && len(d.data) > v.maxData {
-		return &batchFullError{cause: fmt.Errorf("%d bytes of byte array data in one batch exceed %d: %w", len(d.data), v.maxData, pagecodec.ErrLimit)}
-	}
-	return nil
-}
-
 // decodeFitting decodes a batch of up to n rows: n, or fewer when the
 // byte array data of n rows does not fit 32-bit offsets (see above). It
 // returns the arrays and their length.
@@ -63,21 +33,23 @@ func (r *Reader) decodeFitting(n int) ([]arrow.Array, int, error) {
 	}
 	for {
 		cols, err := r.decodeBatch(n)
-		var full *batchFullError
+		var full *column.BatchFullError
 		if err == nil || n == 1 || !errors.As(err, &full) {
 			return cols, n, err
 		}
 		n = (n + 1) / 2
 		p.batchCap = n
-		if err := r.restartRowGroup(n); err != nil {
+		if err := r.restartRowGroup(); err != nil {
 			return nil, 0, err
 		}
 	}
 }
 
 // restartRowGroup sets the decoders back to the start of the current row
-// group and drops the rows already returned, step rows at a time.
-func (r *Reader) restartRowGroup(step int) error {
+// group and skips the rows already returned (column.Reader.SkipRecords:
+// pages wholly before them are not decoded again when their row counts
+// are known from their headers).
+func (r *Reader) restartRowGroup() error {
 	// The failed batch left records half assembled; a new chunk does not
 	// clear them (a batch that ends normally does, with Finish).
 	for _, f := range r.plan.fields {
@@ -93,16 +65,12 @@ func (r *Reader) restartRowGroup(step int) error {
 		return err
 	}
 	done := int(r.file.Meta.RowGroups[r.rg].NumRows - r.rowsLeft)
-	for done > 0 {
-		k := min(step, done)
-		cols, err := r.decodeBatch(k)
-		if err != nil {
-			return err
+	for _, f := range r.plan.fields {
+		if fr, ok := f.(*fieldReader); ok {
+			if err := fr.skipRows(done); err != nil {
+				return err
+			}
 		}
-		for _, c := range cols {
-			c.Release()
-		}
-		done -= k
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/typemap"
 )
@@ -179,7 +180,7 @@ func TestShortDecimalsMatchGeneral(t *testing.T) {
 // for any date more than 24 days from the epoch (a bug the writer's tests
 // found).
 func TestDateToDate64(t *testing.T) {
-	d := &denseValues{physical: format.Type_INT32, i32: []int32{20000, -719162}, n: 2}
+	d := &column.Values{Physical: format.Type_INT32, Int32: []int32{20000, -719162}, N: 2}
 	conv := typemap.Conversion{Kind: typemap.Scale, Physical: format.Type_INT32, Mul: 86_400_000, Div: 1}
 	out, err := convertDense(make([]byte, 16), conv, arrow.FixedWidthTypes.Date64, d, 8, arrow.Nanosecond)
 	if err != nil {

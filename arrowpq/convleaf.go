@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
 	"github.com/arrowpq/arrowpq/typemap"
@@ -31,8 +32,13 @@ type convTarget struct {
 	// if a page uses that value).
 	dict   []byte
 	dictOK bool
-	// phys holds a page piece's physical values before conversion.
-	phys denseValues
+	// dictDone: the chunk's dictionary has been converted (when its first
+	// dictionary-encoded page was met).
+	dictDone bool
+	// phys holds a page piece's physical values before conversion, and
+	// indices a dictionary page piece's indices.
+	phys    column.Values
+	indices []int32
 }
 
 // newConvTarget returns the conversion of a flat leaf read as Arrow
@@ -58,8 +64,8 @@ func newConvTarget(physical format.Type, conv typemap.Conversion, dt arrow.DataT
 }
 
 // convert writes the Arrow form of the values in d to dst (exactly
-// d.n*width bytes).
-func (c *convTarget) convert(dst []byte, d *denseValues) error {
+// d.N*width bytes).
+func (c *convTarget) convert(dst []byte, d *column.Values) error {
 	out, err := convertDense(dst, c.conv, c.dt, d, c.width, c.int96)
 	if err != nil {
 		return err
@@ -71,9 +77,10 @@ func (c *convTarget) convert(dst []byte, d *denseValues) error {
 }
 
 // convertDictionary converts the chunk's freshly decoded dictionary.
-func (c *convTarget) convertDictionary(dict *dictionary) {
-	c.dict = growBytes(c.dict, dict.n*c.width)
-	c.dictOK = dict.n == 0 || c.convert(c.dict, &dict.denseValues) == nil
+func (c *convTarget) convertDictionary(dict *column.Values) {
+	c.dict = growBytes(c.dict, dict.N*c.width)
+	c.dictOK = dict.N == 0 || c.convert(c.dict, dict) == nil
+	c.dictDone = true
 }
 
 // startConv points d.conv at a new Arrow buffer for numRows values of
@@ -100,18 +107,21 @@ func (l *leafReader) decodeConverted(n int) error {
 		return fmt.Errorf("%d values beyond the batch's %d rows: %w", n, cap(d.conv)/c.width, pagecodec.ErrCorrupt)
 	}
 	tail := d.conv[start : start+n*c.width]
-	v := &l.values
-	if v.dict != nil && c.dictOK {
-		v.indices = growInt32(v.indices, n)
-		if err := v.decodeIndices(v.indices); err != nil {
+	if l.cr.PageIsDictionaryEncoded() && !c.dictDone {
+		dict, _ := l.cr.Dictionary()
+		c.convertDictionary(dict)
+	}
+	if l.cr.PageIsDictionaryEncoded() && c.dictOK {
+		c.indices = growInt32(c.indices, n)
+		if err := l.cr.DecodeIndices(c.indices); err != nil {
 			return err
 		}
-		if err := gatherFixed(tail, c.dict, c.width, v.indices); err != nil {
+		if err := gatherFixed(tail, c.dict, c.width, c.indices); err != nil {
 			return err
 		}
 	} else {
-		c.phys.reset(l.col)
-		if err := v.decode(l, &c.phys, n); err != nil {
+		c.phys.Reset(l.col)
+		if err := l.cr.DecodeValues(&c.phys, n); err != nil {
 			return err
 		}
 		if err := c.convert(tail, &c.phys); err != nil {
@@ -119,8 +129,15 @@ func (l *leafReader) decodeConverted(n int) error {
 		}
 	}
 	d.conv = d.conv[:start+n*c.width]
-	d.n += n
+	d.N += n
 	return nil
+}
+
+func growInt32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n, n+n/4)
+	}
+	return s[:n]
 }
 
 // gatherFixed copies the width-byte dictionary entries named by indices to

@@ -2,5 +2,70 @@
 // Arrow record batches into Parquet files.
 //
 // It is the only package of the module that does I/O, owns Arrow memory
-// buffers or starts goroutines.
+// buffers or starts goroutines. Below it, package column reads column
+// chunks (pages, dictionaries, encodings, levels, limits on hostile input),
+// pagecodec and levels hold the codecs, metadata the footer and typemap the
+// Parquet ↔ Arrow schema mapping; arrowpq keeps the Arrow side: the read
+// plan, the Arrow buffers and the assembly of arrays (docs/design/layers.md).
+//
+// # Reading
+//
+// [OpenFile] or [NewReader] reads and checks the footer and plans the read
+// (projection, Arrow schema, one field reader per top-level field); pages
+// are read by [Reader.Next], a row group's column chunks at a time. The
+// Reader implements array.RecordReader: call Next until it returns false,
+// use [Reader.RecordBatch], then check [Reader.Err]; Close (or Release of
+// the last reference) ends it. [ReadTable] reads a whole file.
+//
+// # Batch lifetime and buffer ownership
+//
+// The batch RecordBatch returns belongs to the Reader until the next call
+// of Next, Close or Release: Retain it to keep it longer, and Release it
+// then. By default every batch is built in new Go memory that nothing
+// reuses; values taken from a batch — a Go
+// string from array.String.Value, a []byte from Value — stay valid for as
+// long as they are referenced, even after the batch is released.
+// [ReadOptions.Allocator] builds batches with the caller's allocator.
+// [ReadOptions.RecycleBuffers] reuses the memory of released batches for
+// later ones: then anything taken from a batch without copying reads
+// another batch's data once the batch is released (copy what you keep, or
+// Retain the batch). A Reader never recycles memory the caller did not ask
+// it to.
+//
+// # Writing
+//
+// [NewWriter] (or [CreateFile], which writes to a temporary file renamed
+// into place on Close) takes Arrow record batches with [Writer.Write] or
+// [Writer.WriteTable]; row groups are cut by [WriteOptions]. [Writer.Close]
+// writes the last row group, the page indexes and the footer; the first
+// error is sticky and returned by every later call. [Writer.Abort] ends a
+// Writer without a file. The Writer does not keep the batches it is given:
+// they may be released once Write returns.
+//
+// # Errors
+//
+// Errors from reading and writing files are [*Error]: the operation, the
+// file, the row group, the column path, the page and the file offset where
+// known, wrapping the cause. The causes wrap the sentinels of the package
+// that found them, to test with errors.Is: metadata.ErrCorrupt and
+// metadata.ErrEncrypted (footer), pagecodec.ErrCorrupt, ErrUnsupported,
+// ErrLimit and ErrChecksum (pages and values, also from package column),
+// io.ErrUnexpectedEOF (truncation), [ErrInvalidArray] (an Arrow array
+// given to the Writer that breaks Arrow's layout rules) and [ErrInternal]
+// (a bug in arrowpq, reported as an error rather than a crash).
+// Hostile input never causes a panic or an unbounded allocation
+// (docs/reliability.md lists the limits).
+//
+// # Concurrency
+//
+// A Reader or Writer is not safe for concurrent use. Each decodes or
+// encodes the columns of a batch in parallel itself when
+// [ReadOptions.Parallelism] or [WriteOptions.Parallelism] allow; different Readers
+// and Writers are independent.
+//
+// # More
+//
+// docs/features.md (what is supported), docs/type-mapping.md (Parquet ↔
+// Arrow types), docs/performance.md, docs/reliability.md, and
+// docs/design/ (layers.md: who calls whom; reader.md: the read path).
 package arrowpq

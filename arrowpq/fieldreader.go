@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -81,7 +82,7 @@ func (fr *fieldReader) startRowGroup(r *Reader, rg int, chunks map[int][]byte) e
 		if err != nil {
 			return &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath, Page: -1, Offset: -1, Err: err}
 		}
-		fr.leaves[leaf].reset(rg, chunks[leaf], off, md, v2Compressed)
+		fr.leaves[leaf].reset(rg, chunks[leaf], off, md, fr.rows, v2Compressed)
 	}
 	return nil
 }
@@ -110,7 +111,7 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 	for _, leaf := range fr.order {
 		lr := fr.leaves[leaf]
 		if lr.direct {
-			lr.dense.physical = lr.col.Physical
+			lr.dense.Physical = lr.col.Physical
 			lr.dense.startDirect(fr.mem, numRows)
 		}
 		if lr.binaryOut {
@@ -144,6 +145,23 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 	}
 	fr.releaseDirect()
 	return arr, err
+}
+
+// skipRows steps every leaf over the next n rows of the row group.
+func (fr *fieldReader) skipRows(n int) error {
+	for _, leaf := range fr.order {
+		lr := fr.leaves[leaf]
+		got, err := lr.cr.SkipRecords(n)
+		if err != nil {
+			return lr.wrap(err)
+		}
+		if got != n {
+			return lr.wrap(fmt.Errorf("the column chunk ends after %d of the row group's %d rows: %w",
+				int(fr.rows)-n+got, fr.rows, pagecodec.ErrCorrupt))
+		}
+	}
+	fr.rows -= int64(n)
+	return nil
 }
 
 // releaseDirect frees direct value buffers a failed batch left behind.
@@ -210,7 +228,7 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		dict = d
 		dt = d.ValueType
 	}
-	if dict != nil && lr.dense.indexMode {
+	if dict != nil && lr.dense.IndexMode {
 		arr, err := fr.dictionaryArray(f, lr, dict, s)
 		if err != nil {
 			return nil, lr.wrap(err)
@@ -247,12 +265,12 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 // and shared by every batch of the chunk.
 func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arrow.DictionaryType, s slots) (arrow.Array, error) {
 	if lr.dictArray == nil {
-		if !lr.hasDict {
+		if dict, ok := lr.cr.Dictionary(); !ok {
 			// A chunk without a dictionary page (all null): an empty dictionary.
 			lr.dictArray = array.MakeArrayOfNull(fr.mem, dt.ValueType, 0)
 		} else {
 			var err error
-			lr.dictArray, err = buildLeaf(fr.mem, f.Conv, dt.ValueType, &lr.dict.denseValues, slots{n: lr.dict.n}, fr.int96)
+			lr.dictArray, err = buildLeaf(fr.mem, f.Conv, dt.ValueType, &denseValues{Values: *dict}, slots{n: dict.N}, fr.int96)
 			if err != nil {
 				return nil, fmt.Errorf("dictionary: %w", err)
 			}
@@ -263,7 +281,7 @@ func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arr
 	if err != nil {
 		return nil, err
 	}
-	idx := d.idx[:d.n]
+	idx := d.Indices[:d.N]
 	var dense []byte
 	switch width {
 	case 4:
@@ -293,7 +311,7 @@ func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arr
 	}
 	values := memory.NewResizableBuffer(fr.mem)
 	values.Resize(s.n * width)
-	spreadFixed(values.Bytes(), dense, width, s)
+	levels.SpreadWidth(values.Bytes(), dense, width, s.bitmap(), s.n)
 	validBuf := bitmapBuffer(fr.mem, s)
 	nulls := s.nullCount
 	if validBuf == nil {

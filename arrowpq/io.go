@@ -21,9 +21,8 @@ const maxDictHeaderPad = 100
 
 // chunkRange is the byte range of one leaf column chunk.
 type chunkRange struct {
-	leaf          int // leaf column index
-	offset, end   int64
-	bufOff, bufEn int // where it lands in the row group buffer
+	leaf        int // leaf column index
+	offset, end int64
 }
 
 // span is one ReadAt: a byte range of the file covering one or more

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
 	"github.com/arrowpq/arrowpq/typemap"
@@ -22,6 +24,29 @@ type slots struct {
 	n         int
 	valid     []byte // LSB-first validity of the leaf array, nil when no nulls
 	nullCount int
+}
+
+// bitmap returns the validity bitmap of the slots, or nil when every slot
+// holds a value.
+func (s slots) bitmap() []byte {
+	if s.nullCount == 0 {
+		return nil
+	}
+	return s.valid
+}
+
+// spreadInPlace moves the nv dense values at the start of buf (width bytes
+// each) to their slots, zeroing null slots (levels.SpreadInPlace, on
+// words for 4- and 8-byte values).
+func (s slots) spreadInPlace(buf []byte, nv, width int) {
+	switch width {
+	case 4:
+		levels.SpreadInPlace(arrow.Uint32Traits.CastFromBytes(buf[:s.n*4]), nv, s.bitmap(), s.n)
+	case 8:
+		levels.SpreadInPlace(arrow.Uint64Traits.CastFromBytes(buf[:s.n*8]), nv, s.bitmap(), s.n)
+	default:
+		levels.SpreadInPlaceWidth(buf, nv, width, s.bitmap(), s.n)
+	}
 }
 
 // buildLeaf turns the dense physical values of one batch of a leaf into
@@ -37,11 +62,11 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	case arrow.BOOL:
 		values := memory.NewResizableBuffer(mem)
 		values.Resize(int(bitutil.BytesForBits(int64(s.n))))
-		spreadBits(values.Bytes(), d.bits, s)
+		levels.SpreadBits(values.Bytes(), d.Bits, s.bitmap(), s.n)
 		return makeArray(dt, s, validBuf, values), nil
 	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
-		if d.physical != format.Type_BYTE_ARRAY && d.physical != format.Type_FIXED_LEN_BYTE_ARRAY {
-			return nil, fmt.Errorf("%v values as %s: %w", d.physical, dt, errUnsupportedConversion)
+		if d.Physical != format.Type_BYTE_ARRAY && d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY {
+			return nil, fmt.Errorf("%v values as %s: %w", d.Physical, dt, errUnsupportedConversion)
 		}
 		return buildBinary(mem, dt, d, s, validBuf)
 	}
@@ -51,16 +76,16 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	}
 	if d.conv != nil {
 		// Converted as decoded: spread the dense prefix over the slots.
-		nv := d.n
+		nv := d.N
 		values := d.takeConv()
-		spreadInPlace(values.Bytes(), nv, width, s)
+		s.spreadInPlace(values.Bytes(), nv, width)
 		return makeArray(dt, s, validBuf, values), nil
 	}
 	if conv.Kind == typemap.Identity && d.direct != nil {
 		// Decoded in place: spread the dense prefix over the slots.
-		nv := d.n
+		nv := d.N
 		if values := d.takeDirect(); values != nil {
-			spreadInPlace(values.Bytes(), nv, width, s)
+			s.spreadInPlace(values.Bytes(), nv, width)
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
@@ -77,10 +102,10 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	}
 	target := values.Bytes()
 	if !noNulls {
-		d.scratch = growBytes(d.scratch, d.n*width)
+		d.scratch = growBytes(d.scratch, d.N*width)
 		target = d.scratch
 	}
-	dense, err := convertDense(target, conv, dt, d, width, int96Unit)
+	dense, err := convertDense(target, conv, dt, &d.Values, width, int96Unit)
 	if err != nil {
 		values.Release()
 		releaseBuffers(validBuf)
@@ -91,7 +116,7 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 			copy(values.Bytes(), dense) // identity: the decoded values themselves
 		}
 	} else {
-		spreadFixed(values.Bytes(), dense, width, s)
+		levels.SpreadWidth(values.Bytes(), dense, width, s.bitmap(), s.n)
 	}
 	return makeArray(dt, s, validBuf, values), nil
 }
@@ -132,160 +157,204 @@ func storageWidth(dt arrow.DataType) (int, error) {
 
 // convertDense returns the dense values in the Arrow storage layout, width
 // bytes each, converting them when the conversion asks. Converted values
-// are written to dst (at least d.n*width bytes, 8-byte aligned: an Arrow
+// are written to dst (at least d.N*width bytes, 8-byte aligned: an Arrow
 // buffer or the leaf's scratch); an identity conversion returns the
 // decoded values themselves without copying.
-func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *denseValues, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
-	n := d.n
+func convertDense(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width int, int96Unit arrow.TimeUnit) ([]byte, error) {
+	n := d.N
 	if len(dst) < n*width {
 		return nil, fmt.Errorf("conversion buffer of %d bytes for %d values of %d: %w", len(dst), n, width, errOutOfRange)
 	}
 	switch conv.Kind {
 	case typemap.Identity:
-		switch d.physical {
-		case format.Type_INT32:
-			return int32Bytes(d.i32[:n]), checkWidth(width, 4, dt)
-		case format.Type_INT64:
-			return int64Bytes(d.i64[:n]), checkWidth(width, 8, dt)
-		case format.Type_FLOAT:
-			return float32Bytes(d.f32[:n]), checkWidth(width, 4, dt)
-		case format.Type_DOUBLE:
-			return float64Bytes(d.f64[:n]), checkWidth(width, 8, dt)
-		case format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_INT96:
-			return d.fixed[:n*d.width], checkWidth(width, d.width, dt)
-		}
+		return convertIdentity(dst, conv, dt, d, width, n)
 	case typemap.IntCast:
-		out := dst[:n*width]
-		switch d.physical {
-		case format.Type_INT32:
-			castToWidth(out, d.i32[:n], width, dt)
-		case format.Type_INT64:
-			castToWidth(out, d.i64[:n], width, dt)
-		default:
-			return nil, fmt.Errorf("integer cast of %v: %w", d.physical, errUnsupportedConversion)
-		}
-		return out, nil
+		return convertIntCast(dst, conv, dt, d, width, n)
 	case typemap.Scale:
-		switch d.physical {
-		case format.Type_INT32:
-			if width == 8 {
-				// Widen first (DATE days → Date64 milliseconds): the
-				// product needs 64 bits.
-				wide := arrow.Int64Traits.CastFromBytes(dst[:n*8])
-				castInts(wide, d.i32[:n])
-				if conv.Mul > 1 {
-					if err := scaleUp(wide, wide, conv.Mul); err != nil {
-						return nil, err
-					}
-				} else {
-					scaleDown(wide, wide, conv.Div)
-				}
-				return int64Bytes(wide), nil
-			}
-			vals := arrow.Int32Traits.CastFromBytes(dst[:n*4])
-			if conv.Mul > 1 {
-				if err := scaleUp(vals, d.i32[:n], conv.Mul); err != nil {
-					return nil, err
-				}
-			} else {
-				scaleDown(vals, d.i32[:n], conv.Div)
-			}
-			return int32Bytes(vals), nil
-		case format.Type_INT64:
-			vals := make([]int64, n)
-			if conv.Mul > 1 {
-				if err := scaleUp(vals, d.i64[:n], conv.Mul); err != nil {
-					return nil, err
-				}
-			} else {
-				scaleDown(vals, d.i64[:n], conv.Div)
-			}
-			if width == 4 {
-				narrow := make([]int32, n)
-				for i, v := range vals {
-					if v < math.MinInt32 || v > math.MaxInt32 {
-						return nil, fmt.Errorf("%d as %s: %w", v, dt, errOutOfRange)
-					}
-					narrow[i] = int32(v)
-				}
-				return int32Bytes(narrow), nil
-			}
-			return int64Bytes(vals), nil
-		}
+		return convertScale(dst, conv, dt, d, width, n)
 	case typemap.Int96:
-		vals := arrow.Int64Traits.CastFromBytes(dst[:n*8])
-		div := int64(1)
-		switch conv.Unit {
-		case arrow.Microsecond:
-			div = 1_000
-		case arrow.Millisecond:
-			div = 1_000_000
-		case arrow.Second:
-			div = 1_000_000_000
+		return convertInt96(dst, conv, dt, d, width, n)
+	case typemap.Decimal:
+		return convertDecimal(dst, conv, dt, d, width, n)
+	case typemap.Interval:
+		return convertInterval(dst, conv, dt, d, width, n)
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertIdentity returns the decoded values themselves, checking that
+// their width is the Arrow type's.
+func convertIdentity(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	switch d.Physical {
+	case format.Type_INT32:
+		return int32Bytes(d.Int32[:n]), checkWidth(width, 4, dt)
+	case format.Type_INT64:
+		return int64Bytes(d.Int64[:n]), checkWidth(width, 8, dt)
+	case format.Type_FLOAT:
+		return float32Bytes(d.Float32[:n]), checkWidth(width, 4, dt)
+	case format.Type_DOUBLE:
+		return float64Bytes(d.Float64[:n]), checkWidth(width, 8, dt)
+	case format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_INT96:
+		return d.Fixed[:n*d.Width], checkWidth(width, d.Width, dt)
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertIntCast narrows or widens INT32/INT64 values to width bytes.
+func convertIntCast(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	out := dst[:n*width]
+	switch d.Physical {
+	case format.Type_INT32:
+		castToWidth(out, d.Int32[:n], width, dt)
+	case format.Type_INT64:
+		castToWidth(out, d.Int64[:n], width, dt)
+	default:
+		return nil, fmt.Errorf("integer cast of %v: %w", d.Physical, errUnsupportedConversion)
+	}
+	return out, nil
+}
+
+// convertScale multiplies or divides integer values by the conversion's
+// factor (time units), widening first where the product needs 64 bits.
+func convertScale(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	switch d.Physical {
+	case format.Type_INT32:
+		if width == 8 {
+			// Widen first (DATE days → Date64 milliseconds): the
+			// product needs 64 bits.
+			wide := arrow.Int64Traits.CastFromBytes(dst[:n*8])
+			castInts(wide, d.Int32[:n])
+			if conv.Mul > 1 {
+				if err := scaleUp(wide, wide, conv.Mul); err != nil {
+					return nil, err
+				}
+			} else {
+				scaleDown(wide, wide, conv.Div)
+			}
+			return int64Bytes(wide), nil
 		}
-		if err := int96ToTimestamp(vals, d.fixed[:n*12], div); err != nil {
-			return nil, err
+		vals := arrow.Int32Traits.CastFromBytes(dst[:n*4])
+		if conv.Mul > 1 {
+			if err := scaleUp(vals, d.Int32[:n], conv.Mul); err != nil {
+				return nil, err
+			}
+		} else {
+			scaleDown(vals, d.Int32[:n], conv.Div)
+		}
+		return int32Bytes(vals), nil
+	case format.Type_INT64:
+		vals := make([]int64, n)
+		if conv.Mul > 1 {
+			if err := scaleUp(vals, d.Int64[:n], conv.Mul); err != nil {
+				return nil, err
+			}
+		} else {
+			scaleDown(vals, d.Int64[:n], conv.Div)
+		}
+		if width == 4 {
+			narrow := make([]int32, n)
+			for i, v := range vals {
+				if v < math.MinInt32 || v > math.MaxInt32 {
+					return nil, fmt.Errorf("%d as %s: %w", v, dt, errOutOfRange)
+				}
+				narrow[i] = int32(v)
+			}
+			return int32Bytes(narrow), nil
 		}
 		return int64Bytes(vals), nil
-	case typemap.Decimal:
-		out := dst[:n*width]
-		switch d.physical {
-		case format.Type_INT32:
-			return out, decimalFromInts(out, d.i32[:n], width)
-		case format.Type_INT64:
-			return out, decimalFromInts(out, d.i64[:n], width)
-		case format.Type_FIXED_LEN_BYTE_ARRAY:
-			if d.width <= 8 && width >= 8 {
-				// The common case (precision ≤ 18 in FLBA, e.g. Spark's
-				// DECIMAL(15,2) in 7 bytes): one 64-bit load per value.
-				decimalsFromShortBigEndian(out, d.fixed[:n*d.width], d.width, width)
-				return out, nil
-			}
-			for i := 0; i < n; i++ {
-				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.fixed[i*d.width:(i+1)*d.width]); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		case format.Type_BYTE_ARRAY:
-			for i := 0; i < n; i++ {
-				if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.data[d.offsets[i]:d.offsets[i+1]]); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		}
-	case typemap.Interval:
-		if d.physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.width != 12 {
-			return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.physical, d.width, errUnsupportedConversion)
-		}
-		switch dt.ID() {
-		case arrow.INTERVAL_MONTH_DAY_NANO:
-			out := dst[:n*16]
-			return out, intervalToMonthDayNano(out, d.fixed[:n*12])
-		case arrow.INTERVAL_DAY_TIME:
-			out := dst[:n*8]
-			for i := 0; i < n; i++ {
-				s := d.fixed[i*12:]
-				if m := binary.LittleEndian.Uint32(s); m != 0 {
-					return nil, fmt.Errorf("INTERVAL of %d months as %s: %w", m, dt, errOutOfRange)
-				}
-				copy(out[i*8:], s[4:12])
-			}
-			return out, nil
-		case arrow.INTERVAL_MONTHS:
-			out := dst[:n*4]
-			for i := 0; i < n; i++ {
-				s := d.fixed[i*12:]
-				if binary.LittleEndian.Uint64(s[4:]) != 0 {
-					return nil, fmt.Errorf("INTERVAL with days or milliseconds as %s: %w", dt, errOutOfRange)
-				}
-				copy(out[i*4:], s[:4])
-			}
-			return out, nil
-		}
 	}
-	return nil, fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.physical, dt, errUnsupportedConversion)
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertInt96 turns INT96 timestamps into int64 timestamps of the
+// conversion's unit.
+func convertInt96(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	vals := arrow.Int64Traits.CastFromBytes(dst[:n*8])
+	div := int64(1)
+	switch conv.Unit {
+	case arrow.Microsecond:
+		div = 1_000
+	case arrow.Millisecond:
+		div = 1_000_000
+	case arrow.Second:
+		div = 1_000_000_000
+	}
+	if err := int96ToTimestamp(vals, d.Fixed[:n*12], div); err != nil {
+		return nil, err
+	}
+	return int64Bytes(vals), nil
+}
+
+// convertDecimal turns INT32, INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY
+// unscaled values into Arrow decimals of width bytes.
+func convertDecimal(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	out := dst[:n*width]
+	switch d.Physical {
+	case format.Type_INT32:
+		return out, decimalFromInts(out, d.Int32[:n], width)
+	case format.Type_INT64:
+		return out, decimalFromInts(out, d.Int64[:n], width)
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		if d.Width <= 8 && width >= 8 {
+			// The common case (precision ≤ 18 in FLBA, e.g. Spark's
+			// DECIMAL(15,2) in 7 bytes): one 64-bit load per value.
+			decimalsFromShortBigEndian(out, d.Fixed[:n*d.Width], d.Width, width)
+			return out, nil
+		}
+		for i := 0; i < n; i++ {
+			if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Fixed[i*d.Width:(i+1)*d.Width]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case format.Type_BYTE_ARRAY:
+		for i := 0; i < n; i++ {
+			if err := decimalFromBigEndian(out[i*width:(i+1)*width], d.Data[d.Offsets[i]:d.Offsets[i+1]]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// convertInterval turns 12-byte INTERVAL values into the Arrow interval
+// type dt.
+func convertInterval(dst []byte, conv typemap.Conversion, dt arrow.DataType, d *column.Values, width, n int) ([]byte, error) {
+	if d.Physical != format.Type_FIXED_LEN_BYTE_ARRAY || d.Width != 12 {
+		return nil, fmt.Errorf("INTERVAL stored as %v(%d): %w", d.Physical, d.Width, errUnsupportedConversion)
+	}
+	switch dt.ID() {
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		out := dst[:n*16]
+		return out, intervalToMonthDayNano(out, d.Fixed[:n*12])
+	case arrow.INTERVAL_DAY_TIME:
+		out := dst[:n*8]
+		for i := 0; i < n; i++ {
+			s := d.Fixed[i*12:]
+			if m := binary.LittleEndian.Uint32(s); m != 0 {
+				return nil, fmt.Errorf("INTERVAL of %d months as %s: %w", m, dt, errOutOfRange)
+			}
+			copy(out[i*8:], s[4:12])
+		}
+		return out, nil
+	case arrow.INTERVAL_MONTHS:
+		out := dst[:n*4]
+		for i := 0; i < n; i++ {
+			s := d.Fixed[i*12:]
+			if binary.LittleEndian.Uint64(s[4:]) != 0 {
+				return nil, fmt.Errorf("INTERVAL with days or milliseconds as %s: %w", dt, errOutOfRange)
+			}
+			copy(out[i*4:], s[:4])
+		}
+		return out, nil
+	}
+	return nil, unsupportedConversion(conv, dt, d)
+}
+
+// unsupportedConversion reports values of d that conv cannot turn into dt.
+func unsupportedConversion(conv typemap.Conversion, dt arrow.DataType, d *column.Values) error {
+	return fmt.Errorf("%v (%v) to %s: %w", conv.Kind, d.Physical, dt, errUnsupportedConversion)
 }
 
 func checkWidth(have, want int, dt arrow.DataType) error {
@@ -322,20 +391,6 @@ func castToWidth[S int32 | int64](out []byte, src []S, width int, dt arrow.DataT
 			}
 			binary.LittleEndian.PutUint64(out[i*8:], x)
 		}
-	}
-}
-
-// spreadBits is spreadFixed for bit-packed booleans.
-func spreadBits(dst, dense []byte, s slots) {
-	k := 0
-	for i := 0; i < s.n; i++ {
-		if s.valid != nil && s.nullCount > 0 && !bitutil.BitIsSet(s.valid, i) {
-			continue
-		}
-		if bitutil.BitIsSet(dense, k) {
-			bitutil.SetBit(dst, i)
-		}
-		k++
 	}
 }
 
@@ -398,13 +453,13 @@ func isASCII(b []byte) bool {
 }
 
 func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slots, validBuf *memory.Buffer) (arrow.Array, error) {
-	offsets, data := d.offsets, d.data
-	if d.physical == format.Type_FIXED_LEN_BYTE_ARRAY {
-		offsets = make([]int32, d.n+1)
+	offsets, data := d.Offsets, d.Data
+	if d.Physical == format.Type_FIXED_LEN_BYTE_ARRAY {
+		offsets = make([]int32, d.N+1)
 		for i := range offsets {
-			offsets[i] = int32(i * d.width)
+			offsets[i] = int32(i * d.Width)
 		}
-		data = d.fixed[:d.n*d.width]
+		data = d.Fixed[:d.N*d.Width]
 	}
 	if len(data) > maxByteArrayData && (dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY) {
 		return nil, fmt.Errorf("%d bytes of %s in one batch exceed 32-bit offsets; read with a smaller BatchSize: %w",
@@ -419,12 +474,12 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 	}
 	switch dt.ID() {
 	case arrow.STRING, arrow.BINARY:
-		if d.offBuf != nil && d.physical == format.Type_BYTE_ARRAY {
+		if d.offBuf != nil && d.Physical == format.Type_BYTE_ARRAY {
 			off, dataBuf := d.takeBinary(s)
 			return makeArray(dt, s, validBuf, off, dataBuf), nil
 		}
 		off := newUninitBuffer(mem, (s.n+1)*4)
-		spreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s)
+		levels.SpreadOffsets(arrow.Int32Traits.CastFromBytes(off.Bytes()), offsets, s.bitmap(), s.n)
 		var dataBuf *memory.Buffer
 		if _, fresh := mem.(freshAllocator); fresh {
 			dataBuf = freshCopy(data)

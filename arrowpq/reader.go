@@ -33,17 +33,16 @@ type Reader struct {
 	opts   ReadOptions
 	plan   *readPlan
 
-	rowGroups  []int
-	nextRG     int   // index into rowGroups of the next row group to load
-	rg         int   // the row group being read, -1 before the first
-	rowsLeft   int64 // rows of rg not yet returned
-	chunkBuf   []byte
-	pool       *bufferPool // with ReadOptions.RecycleBuffers, else nil
-	cur        arrow.RecordBatch
-	err        error
-	closed     bool
-	columnsOut []arrow.Array
-	ranged     *rangedRead // NewReaderFromSource: reads through a RangeSource
+	rowGroups []int
+	nextRG    int   // index into rowGroups of the next row group to load
+	rg        int   // the row group being read, -1 before the first
+	rowsLeft  int64 // rows of rg not yet returned
+	chunkBuf  []byte
+	pool      *bufferPool // with ReadOptions.RecycleBuffers, else nil
+	cur       arrow.RecordBatch
+	err       error
+	closed    bool
+	ranged    *rangedRead // NewReaderFromSource: reads through a RangeSource
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the

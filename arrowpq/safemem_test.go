@@ -262,8 +262,8 @@ func TestDefaultReadDataNotShared(t *testing.T) {
 		for _, f := range r.plan.fields {
 			if fr, ok := f.(*fieldReader); ok {
 				for _, lr := range fr.leaves {
-					if lr.binaryOut && cap(lr.dense.data) > 0 {
-						own = append(own, spanOf(lr.dense.data))
+					if lr.binaryOut && cap(lr.dense.Data) > 0 {
+						own = append(own, spanOf(lr.dense.Data))
 					}
 				}
 			}

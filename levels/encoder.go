@@ -49,14 +49,6 @@ func (e *Encoder) Append(levels []int16) error {
 	return nil
 }
 
-// AppendRepeat encodes n copies of level (which must be in [0, maxLevel]).
-func (e *Encoder) AppendRepeat(level int16, n int) {
-	if uint16(level) > uint16(e.maxLevel) {
-		panic("levels: AppendRepeat level out of range")
-	}
-	e.hybrid.AppendRepeat(uint32(level), n)
-}
-
 // Len returns the encoded size so far, within a few bytes before Finish.
 func (e *Encoder) Len() int { return e.hybrid.Len() }
 

@@ -316,9 +316,6 @@ func NewCompressor(codec format.CompressionCodec, level int) (*Compressor, error
 	return c, nil
 }
 
-// Codec returns the codec c compresses with.
-func (c *Compressor) Codec() format.CompressionCodec { return c.codec }
-
 // AppendCompressed appends the compressed form of src to dst and returns the
 // extended slice.
 func (c *Compressor) AppendCompressed(dst, src []byte) ([]byte, error) {

@@ -117,9 +117,6 @@ func (d *DeltaBinaryPackedDecoder) varintErr(n int, what string) error {
 // Len returns the number of values not yet decoded.
 func (d *DeltaBinaryPackedDecoder) Len() int { return d.total - d.done }
 
-// Total returns the value count of the header.
-func (d *DeltaBinaryPackedDecoder) Total() int { return d.total }
-
 // DecodeInt64 decodes len(dst) values. Asking for more than [Len] values is
 // an error wrapping [ErrCorrupt] and io.ErrUnexpectedEOF.
 func (d *DeltaBinaryPackedDecoder) DecodeInt64(dst []int64) (int, error) {

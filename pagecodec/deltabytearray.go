@@ -51,12 +51,6 @@ func (d *DeltaLengthByteArrayDecoder) DecodeByteArray(offsets []int32, data []by
 	return decodeDLBA(d, offsets, data, n, math.MaxInt32)
 }
 
-// DecodeByteArray64 is [DeltaLengthByteArrayDecoder.DecodeByteArray] with
-// 64-bit offsets.
-func (d *DeltaLengthByteArrayDecoder) DecodeByteArray64(offsets []int64, data []byte, n int) ([]int64, []byte, error) {
-	return decodeDLBA(d, offsets, data, n, math.MaxInt64)
-}
-
 // nextLengths decodes the next k lengths into d.lbuf and returns them with
 // their sum, checked against the data left.
 func (d *DeltaLengthByteArrayDecoder) nextLengths(k int) ([]int32, int, error) {
@@ -148,12 +142,6 @@ func (d *DeltaByteArrayDecoder) Len() int { return d.prefixes.Len() }
 // DecodeByteArray decodes n values like [PlainDecoder.DecodeByteArray].
 func (d *DeltaByteArrayDecoder) DecodeByteArray(offsets []int32, data []byte, n int) ([]int32, []byte, error) {
 	return decodeDeltaByteArray(d, offsets, data, n, math.MaxInt32)
-}
-
-// DecodeByteArray64 is [DeltaByteArrayDecoder.DecodeByteArray] with 64-bit
-// offsets.
-func (d *DeltaByteArrayDecoder) DecodeByteArray64(offsets []int64, data []byte, n int) ([]int64, []byte, error) {
-	return decodeDeltaByteArray(d, offsets, data, n, math.MaxInt64)
 }
 
 // DecodeFixedLenByteArray decodes len(dst)/typeLength values, each of which
@@ -262,12 +250,6 @@ func (e *DeltaLengthByteArrayEncoder) AppendByteArray(offsets []int32, data []by
 	appendDLBA(e, offsets, data)
 }
 
-// AppendByteArray64 is [DeltaLengthByteArrayEncoder.AppendByteArray] with
-// 64-bit offsets.
-func (e *DeltaLengthByteArrayEncoder) AppendByteArray64(offsets []int64, data []byte) {
-	appendDLBA(e, offsets, data)
-}
-
 func appendDLBA[O int32 | int64](e *DeltaLengthByteArrayEncoder, offsets []O, data []byte) {
 	if len(offsets) < 2 {
 		return
@@ -313,12 +295,6 @@ func (e *DeltaByteArrayEncoder) Reset() {
 
 // AppendByteArray adds the len(offsets)-1 values data[offsets[i]:offsets[i+1]].
 func (e *DeltaByteArrayEncoder) AppendByteArray(offsets []int32, data []byte) {
-	appendDeltaByteArray(e, offsets, data)
-}
-
-// AppendByteArray64 is [DeltaByteArrayEncoder.AppendByteArray] with 64-bit
-// offsets.
-func (e *DeltaByteArrayEncoder) AppendByteArray64(offsets []int64, data []byte) {
 	appendDeltaByteArray(e, offsets, data)
 }
 

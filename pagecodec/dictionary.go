@@ -151,11 +151,6 @@ func GatherByteArray(offsets []int32, data []byte, dictOffsets []int32, dictData
 	return gatherByteArray(offsets, data, dictOffsets, dictData, indices, math.MaxInt32)
 }
 
-// GatherByteArray64 is [GatherByteArray] with 64-bit output offsets.
-func GatherByteArray64(offsets []int64, data []byte, dictOffsets []int32, dictData []byte, indices []int32) ([]int64, []byte, error) {
-	return gatherByteArray(offsets, data, dictOffsets, dictData, indices, math.MaxInt64)
-}
-
 // GatherByteArrayShort is [GatherByteArray] for dictionaries whose values
 // are at most maxLen ≤ 16 bytes long (flags, codes, short names): each
 // value moves as one 8- or 16-byte block, in a single pass. On a 3-value

@@ -127,12 +127,6 @@ func (d *PlainDecoder) DecodeByteArray(offsets []int32, data []byte, n int) ([]i
 	return decodePlainByteArray(d, offsets, data, n, math.MaxInt32)
 }
 
-// DecodeByteArray64 is [PlainDecoder.DecodeByteArray] with 64-bit offsets
-// (Arrow's large binary and large string).
-func (d *PlainDecoder) DecodeByteArray64(offsets []int64, data []byte, n int) ([]int64, []byte, error) {
-	return decodePlainByteArray(d, offsets, data, n, math.MaxInt64)
-}
-
 func decodePlainByteArray[O int32 | int64](d *PlainDecoder, offsets []O, data []byte, n int, maxOffset int64) ([]O, []byte, error) {
 	// First pass: find the values and their total size without copying, so
 	// that both buffers grow once per batch.
@@ -214,11 +208,6 @@ func AppendPlainFixedLenByteArray(dst []byte, values []byte) []byte { return app
 // AppendPlainByteArray appends the PLAIN encoding of the len(offsets)-1
 // values data[offsets[i]:offsets[i+1]] to dst.
 func AppendPlainByteArray(dst []byte, offsets []int32, data []byte) []byte {
-	return appendPlainByteArray(dst, offsets, data)
-}
-
-// AppendPlainByteArray64 is [AppendPlainByteArray] with 64-bit offsets.
-func AppendPlainByteArray64(dst []byte, offsets []int64, data []byte) []byte {
 	return appendPlainByteArray(dst, offsets, data)
 }
 

@@ -1,11 +1,14 @@
 // Package archtest enforces the dependency direction of the module's
-// packages (STYLE.md §1) by asking the go command for their imports.
+// packages (STYLE.md §1) by asking the go command for their imports, the
+// product imports and those of their test files.
 package archtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,21 +32,79 @@ var allowed = map[string][]string{
 	"objstore":            {},
 	"levels":              {"internal/bitpack"},
 	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
+	"column":              {"pagecodec", "levels", "metadata", "metadata/format", "internal/bitpack"},
 	"typemap":             {"metadata", "metadata/format"},
 	"encryption":          {"metadata", "metadata/format"},
-	"arrowpq":             {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
+	"arrowpq":             {"column", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
 	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":          {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
 	"cmd/arrowpq":         {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore"},
 }
 
+// testHelpers may be imported by the test files of any package: they exist
+// for tests (shared corpora, the oracle engines, codec harnesses, forged
+// files). No product package may import them (they are absent from
+// allowed's lists, except where a helper builds on another).
+var testHelpers = []string{"internal/testshared", "internal/oracle", "internal/codectest", "internal/forge", "internal/faultproxy", "internal/miniotest"}
+
+// testAlsoAllowed lists test imports beyond a package's own list and the
+// helpers, each with its reason.
+var testAlsoAllowed = map[string][]string{
+	// forge's tests read the forged files with the reader they target.
+	"internal/forge": {"arrowpq"},
+	// The object-storage tests write the benchmark datasets to MinIO.
+	"arrowpq": {"benchmarks"},
+	// The remote-read benchmark reads through objstore's range source.
+	"benchmarks": {"objstore"},
+}
+
 // arrowUsers may import arrow-go in product code; no product package may
 // import arrow-go's own Parquet implementation, which is our test oracle.
+// Test files may import any of arrow-go.
 var arrowUsers = map[string]bool{"internal/oracle": true, "typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
 
 type goPackage struct {
-	ImportPath string
-	Imports    []string
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// violations returns what is wrong with package self importing imports;
+// test says whether they are the imports of its test files.
+func violations(self string, imports []string, test bool) []string {
+	ok, known := allowed[self]
+	if !known {
+		return []string{fmt.Sprintf("package %s has no place in the dependency table of internal/archtest", self)}
+	}
+	what := "imports"
+	if test {
+		what = "tests import"
+		ok = slices.Concat(ok, []string{self}, testHelpers, testAlsoAllowed[self])
+	}
+	var out []string
+	for _, imp := range imports {
+		if strings.HasPrefix(imp, "github.com/apache/arrow-go/") {
+			if test {
+				continue
+			}
+			if !arrowUsers[self] {
+				out = append(out, fmt.Sprintf("%s imports %s: only %v may use arrow-go", self, imp, keys(arrowUsers)))
+			}
+			if strings.HasPrefix(imp, "github.com/apache/arrow-go/v18/parquet") && self != "benchmarks" {
+				out = append(out, fmt.Sprintf("%s imports %s: arrow-go's Parquet packages are for tests only", self, imp))
+			}
+			continue
+		}
+		if !strings.HasPrefix(imp, module+"/") {
+			continue
+		}
+		dep := strings.TrimPrefix(imp, module+"/")
+		if !slices.Contains(ok, dep) {
+			out = append(out, fmt.Sprintf("%s %s %s, which the dependency direction does not allow", self, what, dep))
+		}
+	}
+	return out
 }
 
 func TestImportDirection(t *testing.T) {
@@ -64,28 +125,11 @@ func TestImportDirection(t *testing.T) {
 		}
 		n++
 		self := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
-		ok, known := allowed[self]
-		if !known {
-			t.Errorf("package %s has no place in the dependency table of internal/archtest", self)
-			continue
+		for _, v := range violations(self, p.Imports, false) {
+			t.Error(v)
 		}
-		for _, imp := range p.Imports {
-			if strings.HasPrefix(imp, "github.com/apache/arrow-go/") {
-				if !arrowUsers[self] {
-					t.Errorf("%s imports %s: only %v may use arrow-go", self, imp, keys(arrowUsers))
-				}
-				if strings.HasPrefix(imp, "github.com/apache/arrow-go/v18/parquet") && self != "benchmarks" {
-					t.Errorf("%s imports %s: arrow-go's Parquet packages are for tests only", self, imp)
-				}
-				continue
-			}
-			if !strings.HasPrefix(imp, module+"/") {
-				continue
-			}
-			dep := strings.TrimPrefix(imp, module+"/")
-			if !contains(ok, dep) {
-				t.Errorf("%s imports %s, which the dependency direction does not allow", self, dep)
-			}
+		for _, v := range violations(self, slices.Concat(p.TestImports, p.XTestImports), true) {
+			t.Error(v)
 		}
 	}
 	if n < 5 {
@@ -93,13 +137,36 @@ func TestImportDirection(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+// TestViolationsFail shows the checks catch what they must.
+func TestViolationsFail(t *testing.T) {
+	for _, c := range []struct {
+		self    string
+		imports []string
+		test    bool
+	}{
+		{"levels", []string{module + "/arrowpq"}, false},
+		{"levels", []string{module + "/arrowpq"}, true},                     // tests may not import upward either
+		{"column", []string{"github.com/apache/arrow-go/v18/arrow"}, false}, // no Arrow below arrowpq
+		{"arrowpq", []string{"github.com/apache/arrow-go/v18/parquet/file"}, false},
+		{"arrowpq", []string{module + "/internal/oracle"}, false}, // a test helper in product code
+		{"pagecodec", []string{module + "/column"}, true},
+		{"nosuch", nil, false},
+	} {
+		if len(violations(c.self, c.imports, c.test)) == 0 {
+			t.Errorf("%s importing %v (test %v) passed", c.self, c.imports, c.test)
 		}
 	}
-	return false
+	for _, c := range []struct {
+		self    string
+		imports []string
+	}{
+		{"column", []string{"github.com/apache/arrow-go/v18/parquet/file", module + "/internal/testshared", module + "/column"}},
+		{"internal/forge", []string{module + "/arrowpq"}},
+	} {
+		if v := violations(c.self, c.imports, true); len(v) != 0 {
+			t.Errorf("%s tests importing %v: %v", c.self, c.imports, v)
+		}
+	}
 }
 
 func keys(m map[string]bool) []string {
@@ -107,5 +174,6 @@ func keys(m map[string]bool) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	slices.Sort(out)
 	return out
 }

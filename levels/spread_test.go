@@ -1,4 +1,4 @@
-package arrowpq
+package levels
 
 import (
 	"bytes"
@@ -6,11 +6,31 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
+
+// testSlots are n slots, their validity bitmap and null count.
+type testSlots struct {
+	n         int
+	valid     []byte
+	nullCount int
+}
+
+// bitmap is the valid argument of the Spread functions: nil when no slot
+// is null.
+func (s testSlots) bitmap() []byte {
+	if s.nullCount == 0 {
+		return nil
+	}
+	return s.valid
+}
+
+func u64s(b []byte) []uint64 { return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8) }
+func u32s(b []byte) []uint32 { return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4) }
 
 // The references spread slot by slot, the obvious way.
 
-func refSpreadFixed(dst, dense []byte, width int, s slots) {
+func refSpreadFixed(dst, dense []byte, width int, s testSlots) {
 	k := 0
 	for i := 0; i < s.n; i++ {
 		if s.valid == nil || isSet(s.valid, i) {
@@ -20,7 +40,7 @@ func refSpreadFixed(dst, dense []byte, width int, s slots) {
 	}
 }
 
-func refSpreadOffsets(out, dense []int32, s slots) {
+func refSpreadOffsets(out, dense []int32, s testSlots) {
 	k := 0
 	for i := 0; i < s.n; i++ {
 		out[i] = dense[k]
@@ -31,12 +51,12 @@ func refSpreadOffsets(out, dense []int32, s slots) {
 	out[s.n] = dense[k]
 }
 
-func randomSlots(rng *rand.Rand) slots {
+func randomSlots(rng *rand.Rand) testSlots {
 	n := rng.IntN(300)
 	if rng.IntN(4) == 0 {
 		n = rng.IntN(5)
 	}
-	s := slots{n: n, valid: make([]byte, (n+7)/8)}
+	s := testSlots{n: n, valid: make([]byte, (n+7)/8)}
 	p := []float64{0, 0.02, 0.5, 0.9, 1}[rng.IntN(5)]
 	for i := 0; i < n; i++ {
 		if rng.Float64() >= p {
@@ -52,7 +72,7 @@ func randomSlots(rng *rand.Rand) slots {
 	return s
 }
 
-func countValid(s slots) int {
+func countValid(s testSlots) int {
 	nv := 0
 	for i := 0; i < s.n; i++ {
 		if isSet(s.valid, i) {
@@ -78,7 +98,7 @@ func TestSpreadMatchesReference(t *testing.T) {
 		refSpreadFixed(want, dense, width, s)
 
 		got := make([]byte, s.n*width)
-		spreadFixed(got, dense, width, s)
+		SpreadWidth(got, dense, width, s.bitmap(), s.n)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("spreadFixed: n %d, %d valid, width %d", s.n, nv, width)
 		}
@@ -87,9 +107,42 @@ func TestSpreadMatchesReference(t *testing.T) {
 			inPlace[i] = 0xee // garbage past the dense prefix must become zero in null slots
 		}
 		copy(inPlace, dense)
-		spreadInPlace(inPlace, nv, width, s)
+		SpreadInPlaceWidth(inPlace, nv, width, s.bitmap(), s.n)
 		if s.nullCount > 0 && !bytes.Equal(inPlace, want) {
-			t.Fatalf("spreadInPlace: n %d, %d valid, width %d", s.n, nv, width)
+			t.Fatalf("SpreadInPlaceWidth: n %d, %d valid, width %d", s.n, nv, width)
+		}
+		if (width == 4 || width == 8) && s.n > 0 {
+			words := make([]byte, s.n*width+8)[:s.n*width] // 8-byte aligned
+			for i := range words {
+				words[i] = 0xee
+			}
+			copy(words, dense)
+			if width == 4 {
+				SpreadInPlace(u32s(words), nv, s.bitmap(), s.n)
+			} else {
+				SpreadInPlace(u64s(words), nv, s.bitmap(), s.n)
+			}
+			if s.nullCount > 0 && !bytes.Equal(words, want) {
+				t.Fatalf("SpreadInPlace: n %d, %d valid, width %d", s.n, nv, width)
+			}
+		}
+		// Bits: dense bit k is bit 0 of dense value k.
+		denseBits := make([]byte, (nv+7)/8)
+		wantBits := make([]byte, (s.n+7)/8)
+		for k := range nv {
+			if dense[k*width]&1 == 1 {
+				denseBits[k>>3] |= 1 << (k & 7)
+			}
+		}
+		for i := range s.n {
+			if want[i*width]&1 == 1 && (s.bitmap() == nil || isSet(s.valid, i)) {
+				wantBits[i>>3] |= 1 << (i & 7)
+			}
+		}
+		gotBits := make([]byte, len(wantBits))
+		SpreadBits(gotBits, denseBits, s.bitmap(), s.n)
+		if !bytes.Equal(gotBits, wantBits) {
+			t.Fatalf("SpreadBits: n %d, %d valid", s.n, nv)
 		}
 
 		offs := make([]int32, nv+1)
@@ -99,14 +152,14 @@ func TestSpreadMatchesReference(t *testing.T) {
 		wantOff := make([]int32, s.n+1)
 		refSpreadOffsets(wantOff, offs, s)
 		gotOff := make([]int32, s.n+1)
-		spreadOffsets(gotOff, offs, s)
+		SpreadOffsets(gotOff, offs, s.bitmap(), s.n)
 		if !slices.Equal(gotOff, wantOff) {
 			t.Fatalf("spreadOffsets: n %d, %d valid", s.n, nv)
 		}
 		if s.nullCount > 0 {
 			gotOff = make([]int32, s.n+1)
 			copy(gotOff, offs)
-			spreadOffsetsInPlace(gotOff, nv, s)
+			SpreadOffsetsInPlace(gotOff, nv, s.bitmap(), s.n)
 			if !slices.Equal(gotOff, wantOff) {
 				t.Fatalf("spreadOffsetsInPlace: n %d, %d valid\n got %v\nwant %v", s.n, nv, gotOff, wantOff)
 			}
@@ -140,7 +193,7 @@ func TestNextPrevBit(t *testing.T) {
 
 // oldSpreadInPlace is the earlier version (a bit test per slot to find
 // runs, a copy per run), kept as the benchmark's baseline.
-func oldSpreadInPlace(buf []byte, nv, width int, s slots) {
+func oldSpreadInPlace(buf []byte, nv, width int, s testSlots) {
 	k := nv
 	for i := s.n; i > 0; {
 		if !isSet(s.valid, i-1) {
@@ -166,7 +219,7 @@ func BenchmarkSpreadInPlace(b *testing.B) {
 	const n = 64 << 10
 	for _, nullPct := range []int{1, 10, 50} {
 		rng := rand.New(rand.NewPCG(1, uint64(nullPct)))
-		s := slots{n: n, valid: make([]byte, n/8)}
+		s := testSlots{n: n, valid: make([]byte, n/8)}
 		for i := 0; i < n; i++ {
 			if rng.IntN(100) >= nullPct {
 				s.valid[i>>3] |= 1 << (i & 7)
@@ -178,8 +231,8 @@ func BenchmarkSpreadInPlace(b *testing.B) {
 		buf := make([]byte, n*8)
 		for _, impl := range []struct {
 			name string
-			fn   func([]byte, int, int, slots)
-		}{{"spreadInPlace", spreadInPlace}, {"copy-per-run", oldSpreadInPlace}} {
+			fn   func([]byte, int, int, testSlots)
+		}{{"SpreadInPlace", func(buf []byte, nv, _ int, s testSlots) { SpreadInPlace(u64s(buf), nv, s.bitmap(), s.n) }}, {"copy-per-run", oldSpreadInPlace}} {
 			b.Run(fmt.Sprintf("nulls=%d%%/%s", nullPct, impl.name), func(b *testing.B) {
 				b.SetBytes(n * 8)
 				for b.Loop() {

@@ -1,10 +1,8 @@
-package arrowpq
+package levels
 
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Spreading moves densely decoded values (only the non-null ones) into the
@@ -65,14 +63,23 @@ func prevBit(bm []byte, i int, set bool) int {
 	return -1
 }
 
+// bitmapSlots are n slots and their validity bitmap.
+type bitmapSlots struct {
+	n     int
+	valid []byte
+}
+
 func isSet(bm []byte, i int) bool { return bm[i>>3]>>(i&7)&1 != 0 }
 
-// spreadFixed copies dense values of width bytes into the valid slots of
-// dst (all slots when s has no nulls), leaving null slots as they are
-// (zero in a new buffer).
-func spreadFixed(dst, dense []byte, width int, s slots) {
-	if s.valid == nil || s.nullCount == 0 {
-		copy(dst, dense[:s.n*width])
+// SpreadWidth copies dense values of width bytes each into the n slots of
+// dst whose bit in valid is set (all n slots when valid is nil), in order,
+// leaving the other slots as they are (zero in a new buffer). It is
+// [Spread] for values whose width is known only at run time (decimals,
+// fixed-size binary).
+func SpreadWidth(dst, dense []byte, width int, valid []byte, n int) {
+	s := bitmapSlots{n: n, valid: valid}
+	if valid == nil {
+		copy(dst, dense[:n*width])
 		return
 	}
 	k := 0
@@ -84,22 +91,17 @@ func spreadFixed(dst, dense []byte, width int, s slots) {
 	}
 }
 
-// spreadInPlace moves the nv dense values at the start of buf (width
-// bytes each) to their slots, back to front so that no value is
-// overwritten before it moves (a slot never precedes its value); null
-// slots are zeroed.
-func spreadInPlace(buf []byte, nv, width int, s slots) {
-	if s.valid == nil || s.nullCount == 0 {
+// SpreadInPlaceWidth moves the nv dense values at the start of buf (width
+// bytes each) to the n slots of buf whose bit in valid is set, back to
+// front so that no value is overwritten before it moves (a slot never
+// precedes its value); the other slots are zeroed. A nil valid means every
+// slot holds a value: nothing moves. 4- and 8-byte values go faster
+// through [SpreadInPlace].
+func SpreadInPlaceWidth(buf []byte, nv, width int, valid []byte, n int) {
+	if valid == nil {
 		return
 	}
-	switch width {
-	case 4:
-		spreadInPlaceWords(arrow.Uint32Traits.CastFromBytes(buf[:s.n*4]), nv, s)
-		return
-	case 8:
-		spreadInPlaceWords(arrow.Uint64Traits.CastFromBytes(buf[:s.n*8]), nv, s)
-		return
-	}
+	s := bitmapSlots{n: n, valid: valid}
 	k := nv
 	for i := s.n; i > 0; {
 		if isSet(s.valid, i-1) {
@@ -116,11 +118,17 @@ func spreadInPlace(buf []byte, nv, width int, s slots) {
 	}
 }
 
-// spreadInPlaceWords is spreadInPlace for 4- and 8-byte values: 64 slots
-// at a time, a full word of valid slots is one copy and an empty one a
-// clear; mixed words go slot by slot without branches (a slot takes the
-// value below it, masked to zero when null).
-func spreadInPlaceWords[T uint32 | uint64](vals []T, nv int, s slots) {
+// SpreadInPlace is [SpreadInPlaceWidth] for 4- and 8-byte values (as
+// uint32 or uint64 bits): 64 slots at a time, a full word of valid slots
+// is one copy and an empty one a clear; mixed words go slot by slot
+// without branches (a slot takes the value below it, masked to zero when
+// null).
+func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
+	if valid == nil {
+		return
+	}
+	s := bitmapSlots{n: n, valid: valid}
+	vals = vals[:n]
 	k := nv
 	i := s.n
 	// The partial word at the end, slot by slot.
@@ -147,11 +155,13 @@ func spreadInPlaceWords[T uint32 | uint64](vals []T, nv int, s slots) {
 	}
 }
 
-// spreadOffsets writes the s.n+1 slot offsets of a binary array from the
-// dense offsets of its values: a null slot repeats the offset before it.
-func spreadOffsets(out []int32, dense []int32, s slots) {
-	if s.valid == nil || s.nullCount == 0 {
-		copy(out, dense[:s.n+1])
+// SpreadOffsets writes the n+1 slot offsets of a binary array from the
+// dense offsets of its values (one more than the set bits of valid): a
+// slot whose bit is clear repeats the offset before it. A nil valid copies.
+func SpreadOffsets(out []int32, dense []int32, valid []byte, n int) {
+	s := bitmapSlots{n: n, valid: valid}
+	if valid == nil {
+		copy(out, dense[:n+1])
 		return
 	}
 	out = out[:s.n+1]
@@ -171,11 +181,15 @@ func spreadOffsets(out []int32, dense []int32, s slots) {
 	out[s.n] = dense[k]
 }
 
-// spreadOffsetsInPlace is spreadOffsets with the nv+1 dense offsets at the
-// start of out, back to front: slot i takes the offset after the valid
+// SpreadOffsetsInPlace is [SpreadOffsets] with the nv+1 dense offsets at
+// the start of out, back to front: slot i takes the offset after the valid
 // slots before it, a count that never exceeds i, so every dense offset is
 // read before it is overwritten.
-func spreadOffsetsInPlace(out []int32, nv int, s slots) {
+func SpreadOffsetsInPlace(out []int32, nv int, valid []byte, n int) {
+	if valid == nil {
+		return
+	}
+	s := bitmapSlots{n: n, valid: valid}
 	out = out[:s.n+1]
 	k := nv
 	out[s.n] = out[k]
@@ -196,5 +210,22 @@ func spreadOffsetsInPlace(out []int32, nv int, s slots) {
 func fill(s []int32, v int32) {
 	for i := range s {
 		s[i] = v
+	}
+}
+
+// SpreadBits is [SpreadWidth] for bit-packed values (BOOLEAN, LSB first):
+// dense bit k goes to the k-th slot of dst whose bit in valid is set (all
+// n slots when valid is nil). Set bits are or-ed into dst, which must be
+// zero in the slots that receive values.
+func SpreadBits(dst, dense []byte, valid []byte, n int) {
+	k := 0
+	for i := 0; i < n; i++ {
+		if valid != nil && !isSet(valid, i) {
+			continue
+		}
+		if isSet(dense, k) {
+			dst[i>>3] |= 1 << (i & 7)
+		}
+		k++
 	}
 }

@@ -1,0 +1,69 @@
+// Package column reads the column chunks of a Parquet file: one leaf column
+// of one row group, as the levels and physical values its pages hold. It is
+// the Parquet column layer between the page codecs (package pagecodec), the
+// level codecs (package levels), the footer (package metadata) and the Arrow
+// layer (package arrowpq), which imports it. It imports no Arrow package.
+// Format: parquet-format README.md "Column chunks", "Data Pages",
+// Encodings.md and PageIndex.md (https://github.com/apache/parquet-format).
+//
+// # Model
+//
+// A [Reader] is made once per leaf ([NewReader]) and given one column chunk
+// after the other ([Reader.Reset] with a [Chunk]: the chunk's bytes as read
+// from the file, its codec, and optionally its offset index). Its caller
+// reads the chunk in batches of levels:
+//
+//   - [Reader.Read] copies up to n definition and repetition levels into
+//     caller slices and appends the values they carry to a [Values];
+//     [ReadFixed] decodes INT32/INT64/FLOAT/DOUBLE values straight into a
+//     caller []T, [ReadByteArray] appends byte arrays to caller offsets and
+//     data. Pointing a Values' slices at memory with room (an Arrow buffer)
+//     decodes into it without a copy.
+//   - The page-piece methods let a caller consume the current page's levels
+//     in place ([Reader.Remaining], [Reader.PageLevels], [Reader.Consume],
+//     and [Reader.DecodeValidity] straight into a validity bitmap for flat
+//     columns), then decode the values those levels carry
+//     ([Reader.DecodeValues], [Reader.DecodeIndices]). arrowpq reads this
+//     way: levels go into a levels.Assembler or a bitmap without a copy.
+//   - [Reader.SkipRecords] steps over records: whole pages without reading
+//     their bodies when their row counts are known ahead (an offset index;
+//     the header's level count for columns without repetition), and
+//     decode-and-drop inside a page.
+//
+// # What it owns
+//
+//   - Page iteration and decompression (through pagecodec.PageReader), the
+//     dictionary page (decoded once per chunk and kept: [Reader.Dictionary],
+//     for every physical type, so that a caller can produce Arrow
+//     dictionaries from [Values.Indices]), the encoding × physical type
+//     dispatch (valueDecoder in readvalues.go: one arm per encoding in its
+//     reset, one call per run in decode), the level decoding, and every
+//     limit on hostile input below the Arrow layer: level counts against
+//     page sizes, dictionary sizes against their page, values against the
+//     bytes that back them, DELTA_BYTE_ARRAY expansion, the bytes one batch
+//     may decode to ([Reader.CheckBatchBytes]), and byte array data beyond
+//     [ReaderOptions.MaxByteArrayData] ([*BatchFullError]).
+//
+// # Errors
+//
+// Errors wrap exactly one of pagecodec's sentinels (ErrCorrupt,
+// ErrUnsupported, ErrLimit, ErrChecksum) and are located at their page by a
+// *pagecodec.PageError (ordinal and file offset), to which the caller adds
+// the row group and column path. Errors from page iteration are sticky
+// until the next Reset. io.EOF reports the clean end of a chunk.
+//
+// # What it does not do
+//
+//   - No Arrow, no I/O: the caller reads the chunk's bytes and builds
+//     arrays.
+//   - No schema: a Reader knows its leaf's physical type, width and maximum
+//     levels (metadata.Column), not the logical type; conversions are the
+//     caller's.
+//   - Encrypted chunks: [ReaderOptions.Decryptor] is the seam package
+//     encryption will fill; it is not wired into page iteration yet, and a
+//     Reader given one fails each chunk with ErrUnsupported.
+//   - The writer side of the layer lives in this package's write*.go files.
+//
+// A Reader is not safe for concurrent use; different Readers are
+// independent.
+package column

@@ -1,0 +1,536 @@
+package column
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/arrowpq/arrowpq/levels"
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
+)
+
+var (
+	errCorrupt     = pagecodec.ErrCorrupt
+	errUnsupported = pagecodec.ErrUnsupported
+	errLimit       = pagecodec.ErrLimit
+)
+
+// ReaderOptions configures a [Reader]. The zero value means: pages up to
+// [pagecodec.DefaultMaxPageSize], CRCs verified, batches of up to 64Ki rows
+// for the output bound, byte array data up to math.MaxInt32 bytes.
+type ReaderOptions struct {
+	// MaxPageSize bounds the compressed and uncompressed size of a page.
+	MaxPageSize int
+	// SkipChecksums turns off the verification of page CRCs.
+	SkipChecksums bool
+	// BatchRows is the most rows the caller reads between two resets of
+	// its [Values]; it widens the bound on expanding values (dictionary
+	// gathers, delta encodings) to 32 bytes a row.
+	BatchRows int
+	// MaxByteArrayData bounds the BYTE_ARRAY data held in one [Values]:
+	// beyond it a read fails with [*BatchFullError]. Zero means
+	// math.MaxInt32, what 32-bit Arrow offsets address.
+	MaxByteArrayData int
+	// Decryptor, when set, decrypts the modules of encrypted column
+	// chunks. It is not wired into page iteration yet: a Reader with a
+	// Decryptor fails every chunk with [pagecodec.ErrUnsupported].
+	Decryptor Decryptor
+}
+
+// Decryptor decrypts the modules of one column chunk (Parquet modular
+// encryption). Package encryption implements it; column does not import
+// that package.
+type Decryptor interface {
+	// PageHeader decrypts the page-header module at the start of src and
+	// returns the plaintext Thrift header bytes and how many bytes of src
+	// the module occupied.
+	PageHeader(src []byte, dictionary bool, pageOrdinal int) (header []byte, n int, err error)
+	// Page decrypts a page-body module (src is exactly the module).
+	Page(src []byte, dictionary bool, pageOrdinal int) ([]byte, error)
+}
+
+// Chunk describes the column chunk given to [Reader.Reset].
+type Chunk struct {
+	// Data holds the chunk's bytes, from its first page header (the
+	// dictionary page when there is one) to the end of its last page.
+	Data []byte
+	// FileOffset is the file offset of Data[0]; errors and the offset
+	// index use file offsets.
+	FileOffset int64
+	// Codec compresses the chunk's pages.
+	Codec format.CompressionCodec
+	// NumValues is the chunk's num_values from its metadata, NumRows the
+	// row group's row count; both only size first guesses and the last
+	// page of an offset index.
+	NumValues, NumRows int64
+	// AssumeV2Compressed: see [pagecodec.PageReaderOptions].
+	AssumeV2Compressed bool
+	// OffsetIndex, when set, lists the chunk's data pages
+	// (metadata.ReadOffsetIndex, checked with metadata.CheckOffsetIndex):
+	// [Reader.SkipRecords] then steps over whole pages without reading
+	// their bodies.
+	OffsetIndex []*format.PageLocation
+}
+
+// Reader reads the levels and values of one leaf column chunk after the
+// other. Reset starts a chunk; the zero Reader is not usable, make one with
+// [NewReader]. A Reader keeps its buffers across chunks and is not safe for
+// concurrent use.
+//
+// Two ways read: [Reader.Read] (and the typed [ReadFixed],
+// [ReadByteArray]) copy levels into caller slices and append values to
+// caller buffers; the page-piece methods ([Reader.PageLevels],
+// [Reader.DecodeValidity], [Reader.Consume], [Reader.DecodeValues]) let a
+// caller take the current page's levels in place (into a validity bitmap
+// or a levels.Assembler) and then the values they carry.
+type Reader struct {
+	col  *metadata.Column
+	opts ReaderOptions
+	flat bool // max definition level 1, no repetition
+
+	pages    pagecodec.PageReader
+	popts    pagecodec.PageReaderOptions
+	chunkLen int
+	numRows  int64
+	locs     []*format.PageLocation
+	dataPage int // data pages met so far in the chunk
+	err      error
+
+	dict    dictionary
+	hasDict bool
+
+	// The data page being consumed: its levels (all of them decoded at
+	// load, except for flat columns, whose definition levels decode as
+	// they are consumed) and its values.
+	page             *pagecodec.Page
+	pageDef, pageRep []int16
+	pageLen, pagePos int
+	defDec           levels.Decoder
+	dec              valueDecoder
+
+	// Scratch for decode-and-drop (SkipRecords).
+	drop     Values
+	dropBits []byte
+
+	// pagesRead counts the pages whose bodies were read (checksummed and
+	// decompressed): the test hook that shows a skipped page is not.
+	pagesRead int
+}
+
+// NewReader returns a reader of col's chunks.
+func NewReader(col *metadata.Column, opts ReaderOptions) *Reader {
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 64 << 10
+	}
+	if opts.MaxByteArrayData <= 0 {
+		opts.MaxByteArrayData = math.MaxInt32
+	}
+	return &Reader{
+		col:  col,
+		opts: opts,
+		flat: col.MaxDef == 1 && col.MaxRep == 0,
+		popts: pagecodec.PageReaderOptions{
+			MaxDefinitionLevel: col.MaxDef,
+			MaxRepetitionLevel: col.MaxRep,
+			MaxPageSize:        opts.MaxPageSize,
+			SkipCRC:            opts.SkipChecksums,
+		},
+	}
+}
+
+// Column returns the leaf the reader reads.
+func (r *Reader) Column() *metadata.Column { return r.col }
+
+// Reset starts reading chunk c. The dictionary of the previous chunk is
+// dropped.
+func (r *Reader) Reset(c Chunk) {
+	r.chunkLen = len(c.Data)
+	r.numRows = c.NumRows
+	r.locs = c.OffsetIndex
+	r.dataPage = 0
+	r.err = nil
+	if r.opts.Decryptor != nil {
+		r.err = fmt.Errorf("encrypted column chunks: %w", errUnsupported)
+	}
+	r.popts.FileOffset = c.FileOffset
+	r.popts.AssumeV2Compressed = c.AssumeV2Compressed
+	r.pages.Reset(c.Data, c.Codec, r.popts)
+	r.hasDict = false
+	r.dict.N = 0
+	r.page = nil
+	r.pageLen, r.pagePos = 0, 0
+}
+
+// Location returns the ordinal and file offset of the page being read, or
+// -1, -1 before the first data page and after the last.
+func (r *Reader) Location() (page int, offset int64) {
+	if r.page == nil {
+		return -1, -1
+	}
+	return r.page.Ordinal, r.page.Offset
+}
+
+// locate wraps err in a [*pagecodec.PageError] at the current page unless
+// it is located already.
+func (r *Reader) locate(err error) error {
+	var pe *pagecodec.PageError
+	if err == nil || err == io.EOF || errors.As(err, &pe) || r.page == nil {
+		return err
+	}
+	return &pagecodec.PageError{Page: r.page.Ordinal, Offset: r.page.Offset, Err: err}
+}
+
+// Dictionary returns the chunk's dictionary, decoded once when its page
+// was met, for every physical type: a caller producing Arrow dictionary
+// arrays builds its dictionary from it and reads indices ([Values.IndexMode]).
+// ok is false while no dictionary page has been read. The values stay
+// valid until the next Reset.
+func (r *Reader) Dictionary() (dict *Values, ok bool) {
+	return &r.dict.Values, r.hasDict
+}
+
+// PageIsDictionaryEncoded reports whether the current data page holds
+// dictionary indices.
+func (r *Reader) PageIsDictionaryEncoded() bool { return r.page != nil && r.dec.dict != nil }
+
+// Remaining returns the levels of the current data page not yet consumed,
+// loading the next data page (and a dictionary page on the way) when the
+// current one is used up. It returns io.EOF at the end of the chunk.
+func (r *Reader) Remaining() (int, error) {
+	for r.pagePos == r.pageLen {
+		if err := r.nextDataPage(); err != nil {
+			return 0, err
+		}
+	}
+	return r.pageLen - r.pagePos, nil
+}
+
+// PageLevels returns the current page's definition and repetition levels
+// not yet consumed (nil when the column's max level is 0). Flat columns
+// (max definition level 1, no repetition) decode their levels on demand:
+// use [Reader.DecodeValidity] for them. The slices are the reader's, valid
+// until the next page is loaded.
+func (r *Reader) PageLevels() (def, rep []int16) {
+	if r.col.MaxDef > 0 && !r.flat {
+		def = r.pageDef[r.pagePos:r.pageLen]
+	}
+	if r.col.MaxRep > 0 {
+		rep = r.pageRep[r.pagePos:r.pageLen]
+	}
+	return def, rep
+}
+
+// Consume marks the next n levels of the page (n ≤ Remaining) as taken.
+func (r *Reader) Consume(n int) { r.pagePos += n }
+
+// DecodeValidity decodes the next n definition levels of a flat column's
+// page (n ≤ Remaining) as validity bits from bit offset of bitmap, which
+// must hold them, and returns how many are null.
+func (r *Reader) DecodeValidity(bitmap []byte, offset, n int) (nulls int, err error) {
+	if !r.flat {
+		return 0, errors.New("column: DecodeValidity on a column that is not flat")
+	}
+	nulls, err = r.defDec.DecodeValidity(bitmap, offset, n)
+	if err != nil {
+		return 0, r.locate(err)
+	}
+	r.pagePos += n
+	return nulls, nil
+}
+
+// nextDataPage loads the next data page, decoding a dictionary page on the
+// way. It returns io.EOF at the end of the chunk.
+func (r *Reader) nextDataPage() error {
+	if r.err != nil {
+		return r.err
+	}
+	for {
+		start := r.pages.Offset()
+		h, err := r.pages.NextHeader()
+		if err != nil {
+			r.page = nil
+			if err != io.EOF {
+				r.err = err
+			}
+			return err
+		}
+		isData := h.Type == format.PageType_DATA_PAGE || h.Type == format.PageType_DATA_PAGE_V2
+		if !isData && h.Type != format.PageType_DICTIONARY_PAGE {
+			r.pages.Skip() // index pages and unknown types carry no rows
+			continue
+		}
+		if isData {
+			r.checkLocation(start)
+			r.dataPage++
+		}
+		p, err := r.pages.Read()
+		if err != nil {
+			r.page = nil
+			r.err = err
+			return err
+		}
+		r.pagesRead++
+		r.page = p
+		if p.Type == format.PageType_DICTIONARY_PAGE {
+			if r.hasDict {
+				return r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
+			}
+			if err := r.decodeDictionary(p); err != nil {
+				return r.fail(err)
+			}
+			r.hasDict = true
+			continue
+		}
+		if err := r.loadLevels(p); err != nil {
+			return r.fail(err)
+		}
+		if err := r.dec.reset(r, p); err != nil {
+			return r.fail(err)
+		}
+		return nil
+	}
+}
+
+// fail makes err sticky, located at the current page.
+func (r *Reader) fail(err error) error {
+	r.err = r.locate(err)
+	return r.err
+}
+
+// checkLocation drops an offset index whose next entry is not the data
+// page at chunk offset start: skipping then falls back to reading pages.
+func (r *Reader) checkLocation(start int) {
+	if r.locs == nil {
+		return
+	}
+	if r.dataPage >= len(r.locs) || r.locs[r.dataPage] == nil || r.locs[r.dataPage].Offset != r.popts.FileOffset+int64(start) {
+		r.locs = nil
+	}
+}
+
+// loadLevels decodes every level of data page p (flat columns: prepares
+// their decoder).
+func (r *Reader) loadLevels(p *pagecodec.Page) error {
+	n := p.NumLevels
+	if n < 0 {
+		return fmt.Errorf("negative level count %d: %w", n, errCorrupt)
+	}
+	r.pageLen, r.pagePos = n, 0
+	if r.flat {
+		// Flat columns decode levels as they are consumed: no buffer of
+		// the page's level count.
+		return resetLevelDecoder(&r.defDec, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n, "definition")
+	}
+	// Here the level count from the header sizes the int16 buffers of the
+	// repetition and definition levels: bound it by the page's bytes,
+	// before either is allocated. RLE makes 64 levels per byte
+	// unremarkable (long null runs); far more is a hostile header. Small
+	// pages get at least 1Mi levels.
+	if limit := levelLimit(p); (r.col.MaxDef > 0 || r.col.MaxRep > 0) && n > limit {
+		return fmt.Errorf("page of %d bytes claims %d levels (limit %d): %w",
+			p.Header.GetUncompressedPageSize(), n, limit, errLimit)
+	}
+	if r.col.MaxRep > 0 {
+		r.pageRep = growInt16(r.pageRep, n)
+		if err := decodeLevels(r.pageRep, p.RepetitionLevels, p.RepetitionLevelEncoding, r.col.MaxRep, "repetition"); err != nil {
+			return err
+		}
+	}
+	if r.col.MaxDef > 0 {
+		r.pageDef = growInt16(r.pageDef, n)
+		if err := decodeLevels(r.pageDef, p.DefinitionLevels, p.DefinitionLevelEncoding, r.col.MaxDef, "definition"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// levelLimit is the most levels a data page may claim before they size a
+// buffer: 64 per byte of the page (uncompressed, as checked by the
+// decompressor), at least 1Mi.
+func levelLimit(p *pagecodec.Page) int {
+	return max(64*int(max(p.Header.GetUncompressedPageSize(), 0)), 1<<20)
+}
+
+// resetLevelDecoder prepares d for n levels in encoding enc; what names
+// the levels in errors.
+func resetLevelDecoder(d *levels.Decoder, src []byte, enc format.Encoding, maxLevel int16, n int, what string) error {
+	var err error
+	switch enc {
+	case format.Encoding_RLE:
+		err = d.ResetRLE(src, maxLevel, n)
+	case format.Encoding_BIT_PACKED:
+		_, err = d.ResetBitPacked(src, maxLevel, n)
+	default:
+		return fmt.Errorf("%s levels in encoding %v: %w", what, enc, errUnsupported)
+	}
+	if err != nil {
+		return fmt.Errorf("%s levels: %w", what, err)
+	}
+	return nil
+}
+
+// decodeLevels decodes exactly len(dst) levels.
+func decodeLevels(dst []int16, src []byte, enc format.Encoding, maxLevel int16, what string) error {
+	var d levels.Decoder
+	if err := resetLevelDecoder(&d, src, enc, maxLevel, len(dst), what); err != nil {
+		return err
+	}
+	n, err := d.Decode(dst)
+	if err != nil {
+		return fmt.Errorf("%s levels: %w", what, err)
+	}
+	if n != len(dst) {
+		return fmt.Errorf("%s levels: %d of the %d the page header promises: %w", what, n, len(dst), errCorrupt)
+	}
+	return nil
+}
+
+func growInt16(s []int16, n int) []int16 {
+	if cap(s) < n {
+		return make([]int16, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// DecodeValues appends the next n values of the current page to dst (its
+// Physical and Width set by [Values.Reset]); n is the count of non-null
+// levels the caller consumed. With dst.IndexMode, dictionary pages append
+// indices into [Reader.Dictionary] to dst.Indices, and a page that fell
+// back from the dictionary first turns the indices held into values and
+// clears IndexMode.
+func (r *Reader) DecodeValues(dst *Values, n int) error {
+	if err := r.dec.decode(r, dst, n); err != nil {
+		return r.locate(err)
+	}
+	return nil
+}
+
+// DecodeIndices decodes the next len(dst) dictionary indices of a
+// dictionary-encoded page ([Reader.PageIsDictionaryEncoded]), each checked
+// against the dictionary's size.
+func (r *Reader) DecodeIndices(dst []int32) error {
+	if r.dec.dict == nil {
+		return r.locate(fmt.Errorf("indices from a page in encoding %v: %w", r.dec.enc, errCorrupt))
+	}
+	if err := r.dec.decodeIndices(dst); err != nil {
+		return r.locate(err)
+	}
+	return nil
+}
+
+// Fixed-width output of a batch takes rows × width bytes, and the width
+// may come from the file (a FIXED_LEN_BYTE_ARRAY type_length, or the
+// ARROW:schema). Null slots take their width too, backed by nothing but a
+// definition level, so the product is checked before it is allocated: at
+// most what the chunk's bytes can decode to (maxChunkRatio per byte, more
+// than Snappy, LZ4 or gzip reach), or minBatchLimit, or 32 bytes a row.
+// The same bound applies to values that expand from their page
+// (dictionary gathers: valueDecoder.checkOut). minBatchLimit is large
+// enough for repetitive data that compresses beyond maxChunkRatio, and
+// small enough that a read's allocations, doubling as they grow, stay
+// under 1 GiB.
+const (
+	maxChunkRatio = 1 << 10
+	minBatchLimit = 256 << 20
+)
+
+// outputLimit is the most bytes of values one batch of the chunk may hold.
+func (r *Reader) outputLimit(numRows int) int64 {
+	return max(mulSat(int64(r.chunkLen), maxChunkRatio), minBatchLimit, mulSat(int64(numRows), 32))
+}
+
+// CheckBatchBytes reports [pagecodec.ErrLimit] when numRows values of
+// width bytes exceed what the current column chunk can back: a caller
+// checks it before it allocates fixed-width output whose width comes from
+// the file.
+func (r *Reader) CheckBatchBytes(numRows, width int) error {
+	need := mulSat(int64(numRows), int64(width))
+	if limit := r.outputLimit(numRows); need > limit {
+		return fmt.Errorf("%d rows of %d-byte values need %d bytes, more than the %d-byte column chunk can hold (limit %d); read with a smaller BatchSize: %w",
+			numRows, width, need, r.chunkLen, limit, errLimit)
+	}
+	return nil
+}
+
+// mulSat returns a×b for non-negative a and b, saturated at MaxInt64: a
+// product of sizes from a file must not wrap around.
+func mulSat(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// Read reads up to n levels, across pages, into def and rep (each used when
+// the column's max level is above 0, then at least n long) and appends the
+// values they carry to dst. It returns the levels and values read; fewer
+// than n levels with a nil error only at the end of the chunk, and 0, 0,
+// io.EOF after it. Levels of one record may span calls (repeated columns):
+// use [Reader.SkipRecords] to move by records.
+func (r *Reader) Read(dst *Values, n int, def, rep []int16) (numLevels, numValues int, err error) {
+	if r.col.MaxDef > 0 {
+		n = min(n, len(def))
+	}
+	if r.col.MaxRep > 0 {
+		n = min(n, len(rep))
+	}
+	for numLevels < n {
+		left, err := r.Remaining()
+		if err == io.EOF {
+			if numLevels == 0 {
+				return 0, 0, io.EOF
+			}
+			break
+		}
+		if err != nil {
+			return numLevels, numValues, err
+		}
+		k := min(left, n-numLevels)
+		nv := k
+		switch {
+		case r.flat:
+			d := def[numLevels : numLevels+k]
+			got, err := r.defDec.Decode(d)
+			if err == nil && got != k {
+				err = fmt.Errorf("definition levels: %d of %d: %w", got, k, errCorrupt)
+			}
+			if err != nil {
+				return numLevels, numValues, r.fail(err)
+			}
+			nv = countEqual(d, 1)
+		case r.col.MaxDef > 0:
+			d := def[numLevels : numLevels+k]
+			copy(d, r.pageDef[r.pagePos:])
+			nv = countEqual(d, r.col.MaxDef)
+		}
+		if r.col.MaxRep > 0 {
+			copy(rep[numLevels:numLevels+k], r.pageRep[r.pagePos:])
+		}
+		r.pagePos += k
+		if nv > 0 {
+			if err := r.DecodeValues(dst, nv); err != nil {
+				return numLevels, numValues, err
+			}
+		}
+		numLevels += k
+		numValues += nv
+	}
+	return numLevels, numValues, nil
+}
+
+func countEqual(s []int16, v int16) int {
+	n := 0
+	for _, x := range s {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,675 @@
+package column
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
+)
+
+// Values holds decoded values of one column in physical form, appended by
+// [Reader.DecodeValues] and [Reader.Read]; only the slice of the column's
+// physical type is used. A caller may point a slice at memory of its own
+// (an Arrow buffer with room for the batch) so that values decode straight
+// into it: the reader appends, and moves the slice elsewhere only when it
+// runs out of capacity.
+type Values struct {
+	Physical format.Type
+	// Width is the bytes per value of INT96 (12) and FIXED_LEN_BYTE_ARRAY.
+	Width int
+	// N counts the values held (indices in IndexMode).
+	N int
+
+	Int32   []int32
+	Int64   []int64
+	Float32 []float32
+	Float64 []float64
+	// Fixed holds INT96 and FIXED_LEN_BYTE_ARRAY values, Width bytes each.
+	Fixed []byte
+	// Bits holds BOOLEAN values, LSB first.
+	Bits []byte
+	// Offsets and Data hold BYTE_ARRAY values: Offsets[0] is 0 after
+	// Reset, Offsets[i+1]-Offsets[i] is value i's length.
+	Offsets []int32
+	Data    []byte
+
+	// IndexMode asks for dictionary indices (Indices, into
+	// [Reader.Dictionary]) instead of values while pages are dictionary
+	// encoded.
+	IndexMode bool
+	Indices   []int32
+}
+
+// Reset empties v for values of col, keeping its slices' memory and
+// IndexMode.
+func (v *Values) Reset(col *metadata.Column) {
+	v.Physical = col.Physical
+	v.N = 0
+	switch col.Physical {
+	case format.Type_INT96:
+		v.Width = 12
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		v.Width = int(col.TypeLength)
+	}
+	v.Int32, v.Int64, v.Float32, v.Float64 = v.Int32[:0], v.Int64[:0], v.Float32[:0], v.Float64[:0]
+	v.Fixed, v.Bits = v.Fixed[:0], v.Bits[:0]
+	v.Offsets = append(v.Offsets[:0], 0)
+	v.Data = v.Data[:0]
+	v.Indices = v.Indices[:0]
+}
+
+// presize gives the slice of the physical type room for n values, so that
+// a dictionary of n values is decoded without growing it step by step.
+func (v *Values) presize(n int) {
+	switch v.Physical {
+	case format.Type_INT32:
+		v.Int32 = slices.Grow(v.Int32[:0], n)
+	case format.Type_INT64:
+		v.Int64 = slices.Grow(v.Int64[:0], n)
+	case format.Type_FLOAT:
+		v.Float32 = slices.Grow(v.Float32[:0], n)
+	case format.Type_DOUBLE:
+		v.Float64 = slices.Grow(v.Float64[:0], n)
+	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
+		v.Fixed = slices.Grow(v.Fixed[:0], n*v.Width)
+	case format.Type_BYTE_ARRAY:
+		v.Offsets = slices.Grow(v.Offsets[:1], n)
+	}
+}
+
+// heldBytes is what the values take so far, in the slice of their
+// physical type.
+func (v *Values) heldBytes() int64 {
+	switch v.Physical {
+	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
+		return int64(len(v.Fixed))
+	case format.Type_BYTE_ARRAY:
+		return int64(len(v.Offsets)*4 + len(v.Data))
+	}
+	return int64(v.N) * valueBytes(v.Physical, v.Width)
+}
+
+// extend returns s grown by n elements (the new tail to fill).
+func extend[T any](s []T, n int) ([]T, []T) {
+	l := len(s)
+	if cap(s)-l < n {
+		ns := make([]T, l, 2*cap(s)+n)
+		copy(ns, s)
+		s = ns
+	}
+	s = s[:l+n]
+	return s, s[l:]
+}
+
+// dictionary holds the decoded dictionary page of a column chunk.
+type dictionary struct {
+	Values
+	// maxLen is the length of the longest BYTE_ARRAY value: dictionaries
+	// of short values gather with pagecodec.GatherByteArrayShort.
+	maxLen int
+}
+
+// valueDecoder decodes the values of one data page in its encoding. It is
+// set up once per page; each decode call moves a run of values, never one.
+//
+// The encoding × physical type dispatch lives in reset (which decoder the
+// page needs, and whether the encoding applies to the type) and decode (one
+// call per run into the slice of the type): a new encoding is one arm in
+// each.
+type valueDecoder struct {
+	enc      format.Encoding
+	physical format.Type
+	width    int
+
+	plain   pagecodec.PlainDecoder
+	rleBool pagecodec.RLEBooleanDecoder
+	dictIdx pagecodec.DictIndexDecoder
+	delta   pagecodec.DeltaBinaryPackedDecoder
+	dlba    pagecodec.DeltaLengthByteArrayDecoder
+	dba     pagecodec.DeltaByteArrayDecoder
+	bss     pagecodec.ByteStreamSplitDecoder
+
+	indices []int32
+	dict    *dictionary
+	// maxData bounds the byte array data of a batch
+	// (ReaderOptions.MaxByteArrayData); 0 for a dictionary page.
+	maxData int
+
+	// DELTA_BYTE_ARRAY values share prefixes with their predecessors, so a
+	// small page can describe quadratically large output: outLeft bounds
+	// what one page may produce.
+	outLeft int
+	// outLimit bounds the bytes of values one batch may hold (checkOut):
+	// what the column chunk can decode to.
+	outLimit int64
+}
+
+// valueBytes is the least number of bytes one value of a physical type
+// takes in a PLAIN or BYTE_STREAM_SPLIT page (a byte array its length
+// prefix), and in memory once decoded (a byte array its offset); booleans
+// count as one.
+func valueBytes(physical format.Type, width int) int64 {
+	switch physical {
+	case format.Type_INT32, format.Type_FLOAT, format.Type_BYTE_ARRAY:
+		return 4
+	case format.Type_INT64, format.Type_DOUBLE:
+		return 8
+	case format.Type_INT96:
+		return 12
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		return int64(width)
+	}
+	return 1
+}
+
+// checkOut checks, before anything is allocated for them, that n more
+// values are backed: PLAIN and BYTE_STREAM_SPLIT pages spend at least
+// valueBytes on each, so the page must hold that much; other values
+// (dictionary gathers, delta encodings) may expand without bound, so with
+// the held bytes of the batch so far they must stay within outLimit. The
+// count comes from levels, whose RLE runs cost nothing, and the width may
+// come from the footer.
+func (v *valueDecoder) checkOut(held int64, n int) error {
+	per := valueBytes(v.physical, v.width)
+	need := mulSat(int64(n), per)
+	if v.dict == nil && v.physical != format.Type_BOOLEAN &&
+		(v.enc == format.Encoding_PLAIN || v.enc == format.Encoding_BYTE_STREAM_SPLIT) {
+		left := int64(v.plain.Remaining())
+		if v.enc == format.Encoding_BYTE_STREAM_SPLIT {
+			left = int64(v.bss.Len()) * per
+		}
+		if need > left {
+			return short(int(left/max(per, 1)), n)
+		}
+		return nil
+	}
+	if held+need > v.outLimit {
+		return fmt.Errorf("%d values of %d bytes after %d bytes of the batch: beyond the %d bytes the column chunk can hold; read with a smaller BatchSize: %w",
+			n, per, held, v.outLimit, errLimit)
+	}
+	return nil
+}
+
+// maxDeltaByteArrayGrowth is how many bytes of output a DELTA_BYTE_ARRAY
+// page may produce per byte it holds (long shared prefixes, as in sorted
+// URLs, stay far below it); pages get at least minDeltaByteArrayOut.
+const (
+	maxDeltaByteArrayGrowth = 256
+	minDeltaByteArrayOut    = 64 << 20
+)
+
+// reset prepares the decoder of data page p.
+func (v *valueDecoder) reset(r *Reader, p *pagecodec.Page) error {
+	v.enc = p.Encoding
+	v.physical = r.col.Physical
+	v.maxData = r.opts.MaxByteArrayData
+	v.width = int(r.col.TypeLength)
+	if v.physical == format.Type_INT96 {
+		v.width = 12
+	}
+	v.dict = nil
+	v.outLimit = r.outputLimit(r.opts.BatchRows)
+	src := p.Values
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		v.plain.Reset(src)
+	case format.Encoding_PLAIN_DICTIONARY, format.Encoding_RLE_DICTIONARY:
+		if !r.hasDict {
+			return fmt.Errorf("%v data page without a dictionary page: %w", v.enc, errCorrupt)
+		}
+		v.dict = &r.dict
+		return v.dictIdx.Reset(src, r.dict.N)
+	case format.Encoding_RLE:
+		if v.physical != format.Type_BOOLEAN {
+			return fmt.Errorf("RLE values of type %v: %w", v.physical, errUnsupported)
+		}
+		return v.rleBool.Reset(src)
+	case format.Encoding_DELTA_BINARY_PACKED:
+		if v.physical != format.Type_INT32 && v.physical != format.Type_INT64 {
+			return fmt.Errorf("DELTA_BINARY_PACKED values of type %v: %w", v.physical, errUnsupported)
+		}
+		return v.delta.Reset(src)
+	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+		if v.physical != format.Type_BYTE_ARRAY {
+			return fmt.Errorf("DELTA_LENGTH_BYTE_ARRAY values of type %v: %w", v.physical, errUnsupported)
+		}
+		return v.dlba.Reset(src)
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		if v.physical != format.Type_BYTE_ARRAY && v.physical != format.Type_FIXED_LEN_BYTE_ARRAY {
+			return fmt.Errorf("DELTA_BYTE_ARRAY values of type %v: %w", v.physical, errUnsupported)
+		}
+		v.outLeft = max(maxDeltaByteArrayGrowth*len(src), minDeltaByteArrayOut)
+		return v.dba.Reset(src)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		w := 0
+		switch v.physical {
+		case format.Type_INT32, format.Type_FLOAT:
+			w = 4
+		case format.Type_INT64, format.Type_DOUBLE:
+			w = 8
+		case format.Type_FIXED_LEN_BYTE_ARRAY:
+			w = v.width
+		default:
+			return fmt.Errorf("BYTE_STREAM_SPLIT values of type %v: %w", v.physical, errUnsupported)
+		}
+		return v.bss.Reset(src, w)
+	default:
+		return fmt.Errorf("value encoding %v: %w", v.enc, errUnsupported)
+	}
+	return nil
+}
+
+// decode appends the next n values of the page to d.
+func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
+	if err := v.checkOut(d.heldBytes(), n); err != nil {
+		return err
+	}
+	if v.dict != nil {
+		if d.IndexMode {
+			var tail []int32
+			d.Indices, tail = extend(d.Indices, n)
+			if err := v.decodeIndices(tail); err != nil {
+				return err
+			}
+			d.N += n
+			return nil
+		}
+		return v.decodeDict(d, n)
+	}
+	if d.IndexMode {
+		// A page that fell back from the dictionary: the batch gives up
+		// on indices and holds values.
+		if err := d.materialize(&r.dict, v.maxData); err != nil {
+			return err
+		}
+	}
+	var got int
+	var err error
+	switch v.physical {
+	case format.Type_BOOLEAN:
+		got, err = v.decodeBoolean(d, n)
+	case format.Type_INT32:
+		got, err = v.decodeInt32(d, n)
+	case format.Type_INT64:
+		got, err = v.decodeInt64(d, n)
+	case format.Type_FLOAT:
+		got, err = v.decodeFloat(d, n)
+	case format.Type_DOUBLE:
+		got, err = v.decodeDouble(d, n)
+	case format.Type_INT96:
+		got, err = v.decodeInt96(d, n)
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		got, err = v.decodeFixedLenByteArray(d, n)
+	case format.Type_BYTE_ARRAY:
+		got, err = v.decodeByteArray(d, n)
+	default:
+		return fmt.Errorf("physical type %v: %w", v.physical, errUnsupported)
+	}
+	if err != nil {
+		return err
+	}
+	if got != n {
+		if got == 0 && !v.encodingFits() {
+			return fmt.Errorf("encoding %v for type %v: %w", v.enc, v.physical, errUnsupported)
+		}
+		return short(got, n)
+	}
+	d.N += n
+	return nil
+}
+
+// decodeBoolean appends the next n BOOLEAN values of the page to d.
+func (v *valueDecoder) decodeBoolean(d *Values, n int) (got int, err error) {
+	start := d.N
+	d.Bits = growBits(d.Bits, start+n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeBoolean(d.Bits, start, n)
+	case format.Encoding_RLE:
+		got, err = v.rleBool.DecodeBoolean(d.Bits, start, n)
+	}
+	return got, err
+}
+
+// decodeInt32 appends the next n INT32 values of the page to d.
+func (v *valueDecoder) decodeInt32(d *Values, n int) (got int, err error) {
+	var tail []int32
+	d.Int32, tail = extend(d.Int32, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeInt32(tail)
+	case format.Encoding_DELTA_BINARY_PACKED:
+		got, err = v.delta.DecodeInt32(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeInt32(tail)
+	}
+	return got, err
+}
+
+// decodeInt64 appends the next n INT64 values of the page to d.
+func (v *valueDecoder) decodeInt64(d *Values, n int) (got int, err error) {
+	var tail []int64
+	d.Int64, tail = extend(d.Int64, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeInt64(tail)
+	case format.Encoding_DELTA_BINARY_PACKED:
+		got, err = v.delta.DecodeInt64(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeInt64(tail)
+	}
+	return got, err
+}
+
+// decodeFloat appends the next n FLOAT values of the page to d.
+func (v *valueDecoder) decodeFloat(d *Values, n int) (got int, err error) {
+	var tail []float32
+	d.Float32, tail = extend(d.Float32, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeFloat(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeFloat(tail)
+	}
+	return got, err
+}
+
+// decodeDouble appends the next n DOUBLE values of the page to d.
+func (v *valueDecoder) decodeDouble(d *Values, n int) (got int, err error) {
+	var tail []float64
+	d.Float64, tail = extend(d.Float64, n)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeDouble(tail)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeDouble(tail)
+	}
+	return got, err
+}
+
+// decodeInt96 appends the next n INT96 values of the page to d.
+func (v *valueDecoder) decodeInt96(d *Values, n int) (got int, err error) {
+	var tail []byte
+	d.Fixed, tail = extend(d.Fixed, n*12)
+	if v.enc == format.Encoding_PLAIN {
+		got, err = v.plain.DecodeFixedLenByteArray(tail, 12)
+	}
+	return got, err
+}
+
+// decodeFixedLenByteArray appends the next n FIXED_LEN_BYTE_ARRAY values of the page to d.
+func (v *valueDecoder) decodeFixedLenByteArray(d *Values, n int) (got int, err error) {
+	var tail []byte
+	d.Fixed, tail = extend(d.Fixed, n*v.width)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		got, err = v.plain.DecodeFixedLenByteArray(tail, v.width)
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		got, err = v.dba.DecodeFixedLenByteArray(tail, v.width)
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		got, err = v.bss.DecodeFixedLenByteArray(tail)
+	}
+	return got, err
+}
+
+// decodeByteArray appends the next n BYTE_ARRAY values of the page to d.
+func (v *valueDecoder) decodeByteArray(d *Values, n int) (got int, err error) {
+	before := len(d.Offsets)
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		d.Offsets, d.Data, err = v.plain.DecodeByteArray(d.Offsets, d.Data, n)
+		err = v.batchFull(err)
+	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+		d.Offsets, d.Data, err = v.dlba.DecodeByteArray(d.Offsets, d.Data, n)
+		err = v.batchFull(err)
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		// In slices, checking the output against the page's bound.
+		for left := n; left > 0 && err == nil; {
+			k := min(left, 256)
+			size := len(d.Data)
+			d.Offsets, d.Data, err = v.dba.DecodeByteArray(d.Offsets, d.Data, k)
+			err = v.batchFull(err)
+			v.outLeft -= len(d.Data) - size
+			if err == nil && v.outLeft < 0 {
+				err = fmt.Errorf("DELTA_BYTE_ARRAY page expands beyond %d bytes per byte: %w", maxDeltaByteArrayGrowth, errLimit)
+			}
+			left -= k
+		}
+	}
+	got = len(d.Offsets) - before
+	if err == nil {
+		err = v.checkBatchData(d)
+	}
+	return got, err
+}
+
+// encodingFits reports whether the page's encoding applies to the physical
+// type at all (decode's switch leaves got at 0 when it does not).
+func (v *valueDecoder) encodingFits() bool {
+	switch v.enc {
+	case format.Encoding_PLAIN:
+		return true
+	case format.Encoding_RLE:
+		return v.physical == format.Type_BOOLEAN
+	case format.Encoding_DELTA_BINARY_PACKED:
+		return v.physical == format.Type_INT32 || v.physical == format.Type_INT64
+	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
+		return v.physical == format.Type_BYTE_ARRAY
+	case format.Encoding_DELTA_BYTE_ARRAY:
+		return v.physical == format.Type_BYTE_ARRAY || v.physical == format.Type_FIXED_LEN_BYTE_ARRAY
+	case format.Encoding_BYTE_STREAM_SPLIT:
+		return v.physical != format.Type_BOOLEAN && v.physical != format.Type_BYTE_ARRAY && v.physical != format.Type_INT96
+	}
+	return false
+}
+
+// batchFull classifies err from a BYTE_ARRAY decoder call of a data page:
+// a limit error (the data outgrew the offsets) may go away with fewer
+// rows. The decoder of a dictionary page has no maxData: its limit errors
+// stand.
+func (v *valueDecoder) batchFull(err error) error {
+	if err != nil && v.maxData > 0 && errors.Is(err, errLimit) {
+		return &BatchFullError{Cause: err}
+	}
+	return err
+}
+
+// checkBatchData reports byte array data beyond maxData (the pagecodec
+// decoders stop at math.MaxInt32 themselves; tests set a smaller limit).
+func (v *valueDecoder) checkBatchData(d *Values) error {
+	if v.maxData > 0 && len(d.Data) > v.maxData {
+		return &BatchFullError{Cause: fmt.Errorf("%d bytes of byte array data in one batch exceed %d: %w", len(d.Data), v.maxData, errLimit)}
+	}
+	return nil
+}
+
+// decodeDict decodes n dictionary indices and gathers their values.
+func (v *valueDecoder) decodeDict(d *Values, n int) error {
+	v.indices = growInt32(v.indices, n)
+	if err := v.decodeIndices(v.indices); err != nil {
+		return err
+	}
+	return v.gather(d, v.indices)
+}
+
+// decodeIndices decodes exactly len(dst) dictionary indices of the page.
+func (v *valueDecoder) decodeIndices(dst []int32) error {
+	got, err := v.dictIdx.DecodeIndices(dst)
+	if err != nil {
+		return err
+	}
+	if got != len(dst) {
+		return short(got, len(dst))
+	}
+	return nil
+}
+
+// gather appends the dictionary values of idx to d.
+func (v *valueDecoder) gather(d *Values, idx []int32) error {
+	n := len(idx)
+	dict := v.dict
+	var err error
+	switch v.physical {
+	case format.Type_BOOLEAN:
+		start := d.N
+		d.Bits = growBits(d.Bits, start+n)
+		nd := dict.N
+		for i, x := range idx {
+			if uint(x) >= uint(nd) {
+				return fmt.Errorf("dictionary index %d out of range for %d values: %w", x, nd, errCorrupt)
+			}
+			setBit(d.Bits, start+i, dict.Bits[x>>3]>>(x&7)&1 == 1)
+		}
+	case format.Type_INT32:
+		var tail []int32
+		d.Int32, tail = extend(d.Int32, n)
+		err = pagecodec.Gather(tail, dict.Int32, idx)
+	case format.Type_INT64:
+		var tail []int64
+		d.Int64, tail = extend(d.Int64, n)
+		err = pagecodec.Gather(tail, dict.Int64, idx)
+	case format.Type_FLOAT:
+		var tail []float32
+		d.Float32, tail = extend(d.Float32, n)
+		err = pagecodec.Gather(tail, dict.Float32, idx)
+	case format.Type_DOUBLE:
+		var tail []float64
+		d.Float64, tail = extend(d.Float64, n)
+		err = pagecodec.Gather(tail, dict.Float64, idx)
+	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
+		var tail []byte
+		d.Fixed, tail = extend(d.Fixed, n*v.width)
+		err = pagecodec.GatherFixedLenByteArray(tail, dict.Fixed, v.width, idx)
+	case format.Type_BYTE_ARRAY:
+		// The slack after the data lets values copy as whole blocks, near
+		// the end of the dictionary too (both gathers use it).
+		data := dict.Data
+		if cap(data)-len(data) >= dictionarySlack {
+			data = data[:len(data)+dictionarySlack]
+		}
+		if dict.maxLen <= 16 {
+			d.Offsets, d.Data, err = pagecodec.GatherByteArrayShort(d.Offsets, d.Data, dict.Offsets, data, idx, dict.maxLen)
+		} else {
+			d.Offsets, d.Data, err = pagecodec.GatherByteArray(d.Offsets, d.Data, dict.Offsets, data, idx)
+		}
+		if err = v.batchFull(err); err == nil {
+			err = v.checkBatchData(d)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	d.N += n
+	return nil
+}
+
+// materialize turns the indices collected so far into values and leaves
+// index mode.
+func (d *Values) materialize(dict *dictionary, maxData int) error {
+	d.IndexMode = false
+	idx := d.Indices
+	d.N = 0
+	if len(idx) == 0 {
+		return nil
+	}
+	var v valueDecoder
+	v.physical, v.width, v.dict, v.maxData = d.Physical, d.Width, dict, maxData
+	return v.gather(d, idx)
+}
+
+func growInt32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// growBits makes b hold at least nbits bits, keeping its content.
+func growBits(b []byte, nbits int) []byte {
+	need := (nbits + 7) / 8
+	if len(b) >= need {
+		return b
+	}
+	if cap(b) >= need {
+		old := len(b)
+		b = b[:need]
+		clear(b[old:])
+		return b
+	}
+	nb := make([]byte, need, 2*need)
+	copy(nb, b)
+	return nb
+}
+
+func setBit(b []byte, i int, v bool) {
+	if v {
+		b[i>>3] |= 1 << (i & 7)
+	} else {
+		b[i>>3] &^= 1 << (i & 7)
+	}
+}
+
+// decodeDictionary decodes a dictionary page (PLAIN, or PLAIN_DICTIONARY
+// in old files) into r.dict.
+func (r *Reader) decodeDictionary(p *pagecodec.Page) error {
+	if p.Encoding != format.Encoding_PLAIN && p.Encoding != format.Encoding_PLAIN_DICTIONARY {
+		return fmt.Errorf("dictionary page in encoding %v: %w", p.Encoding, errUnsupported)
+	}
+	if p.Header == nil || p.Header.DictionaryPageHeader == nil {
+		return fmt.Errorf("dictionary page without its header: %w", errCorrupt)
+	}
+	n := int(p.Header.DictionaryPageHeader.NumValues)
+	if n < 0 {
+		return fmt.Errorf("dictionary of %d values: %w", n, errCorrupt)
+	}
+	// Every value takes at least one byte (a bit for booleans, four for a
+	// byte array's length), so a count beyond the page's bytes is corrupt
+	// and must not size an allocation.
+	per := valueBytes(r.col.Physical, int(r.col.TypeLength))
+	if r.col.Physical == format.Type_BOOLEAN {
+		per = 0 // a bit each; checked by the decoder
+	}
+	if n > len(p.Values) || mulSat(int64(n), per) > int64(len(p.Values)) {
+		if r.col.Physical != format.Type_BOOLEAN || n > 8*len(p.Values) {
+			return fmt.Errorf("dictionary of %d values in %d bytes: %w", n, len(p.Values), errCorrupt)
+		}
+	}
+	d := &r.dict
+	d.Reset(r.col)
+	d.IndexMode = false
+	d.presize(n)
+	var dec valueDecoder
+	dec.enc = format.Encoding_PLAIN
+	dec.physical = r.col.Physical
+	dec.width = d.Width
+	dec.plain.Reset(p.Values)
+	dec.outLimit = math.MaxInt64 // bounded by the page, checked above
+	if n > 0 {
+		if err := dec.decode(r, &d.Values, n); err != nil {
+			return fmt.Errorf("dictionary page: %w", err)
+		}
+	}
+	d.N = n
+	if d.Physical == format.Type_BYTE_ARRAY {
+		// Slack after the last value, so that gathers copy every short
+		// value as one block (pagecodec's copyShort and
+		// GatherByteArrayShort) instead of calling copy for values near
+		// the end: with tiny dictionaries ("A", "N", "R") that was every
+		// value (lineitem).
+		d.Data = append(d.Data, make([]byte, dictionarySlack)...)
+		d.Data = d.Data[:len(d.Data)-dictionarySlack]
+		d.maxLen = 0
+		for i := range n {
+			d.maxLen = max(d.maxLen, int(d.Offsets[i+1]-d.Offsets[i]))
+		}
+	}
+	return nil
+}
+
+// dictionarySlack is the zero padding after a BYTE_ARRAY dictionary's data
+// (beyond len, within cap).
+const dictionarySlack = 32

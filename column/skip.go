@@ -1,0 +1,244 @@
+package column
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
+)
+
+// SkipRecords steps over the next n records (rows) of the chunk and
+// returns how many it skipped: n, or fewer at the end of the chunk.
+//
+// Between pages, a page whose rows all fall in the skip is stepped over
+// without reading its body (no checksum, no decompression, no decoding)
+// when its row count is known before its body: from the offset index
+// given in [Chunk.OffsetIndex], or, for columns without repetition, from
+// the page header's level count (one level per row). A dictionary page is
+// always read, so that later pages can use it. Inside a page, the skipped
+// levels and values are decoded and dropped: repeated columns need their
+// repetition levels to tell where records end.
+//
+// A record starts at a repetition level 0; a repeated column's skip ends
+// just before the first level of record n+1, so that the next read
+// starts at a record boundary.
+func (r *Reader) SkipRecords(n int) (skipped int, err error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	for {
+		if r.pagePos == r.pageLen {
+			if skipped == n {
+				if r.col.MaxRep == 0 || r.locs != nil {
+					return skipped, nil // pages start at record boundaries
+				}
+				// The last record skipped may go on in the next page.
+				if _, err := r.Remaining(); err == io.EOF {
+					return skipped, nil
+				} else if err != nil {
+					return skipped, err
+				}
+				continue
+			}
+			rows, err := r.skipPages(n - skipped)
+			skipped += rows
+			if err == io.EOF {
+				return skipped, nil
+			}
+			if err != nil {
+				return skipped, err
+			}
+			continue
+		}
+		if r.col.MaxRep == 0 {
+			k := min(r.pageLen-r.pagePos, n-skipped)
+			if err := r.dropLevels(k); err != nil {
+				return skipped, err
+			}
+			skipped += k
+			if skipped == n {
+				return skipped, nil
+			}
+			continue
+		}
+		// Repeated: consume levels up to the start of record n+1.
+		rep := r.pageRep[r.pagePos:r.pageLen]
+		k := 0
+		done := false
+		for ; k < len(rep); k++ {
+			if rep[k] == 0 {
+				if skipped == n {
+					done = true
+					break
+				}
+				skipped++
+			}
+		}
+		if err := r.dropLevels(k); err != nil {
+			return skipped, err
+		}
+		if done {
+			return skipped, nil
+		}
+	}
+}
+
+// skipPages steps over whole data pages that hold at most want rows, and
+// loads the first page it cannot skip. It returns the rows of the pages
+// skipped, and io.EOF at the end of the chunk.
+func (r *Reader) skipPages(want int) (rows int, err error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	for {
+		start := r.pages.Offset()
+		h, err := r.pages.NextHeader()
+		if err != nil {
+			if err != io.EOF {
+				r.err = err
+			}
+			r.page = nil
+			return rows, err
+		}
+		switch h.Type {
+		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
+		case format.PageType_DICTIONARY_PAGE:
+			// Read by nextDataPage below, which then loads the page after
+			// it: step back so that the loop sees that page's header.
+			if err := r.readDictionaryPage(); err != nil {
+				return rows, err
+			}
+			continue
+		default:
+			r.pages.Skip()
+			continue
+		}
+		r.checkLocation(start)
+		k := r.pageRows(h)
+		if k < 0 || k > want-rows {
+			// Read this page: its header is pending in the page reader.
+			r.dataPage++
+			return rows, r.readPendingPage()
+		}
+		r.pages.Skip()
+		r.dataPage++
+		r.page = nil
+		r.pageLen, r.pagePos = 0, 0
+		rows += k
+		if rows == want {
+			return rows, nil
+		}
+	}
+}
+
+// pageRows returns the rows of the data page with header h, the next in
+// the chunk, when they are known without its body; -1 otherwise.
+func (r *Reader) pageRows(h *format.PageHeader) int {
+	if r.locs != nil {
+		first := r.locs[r.dataPage].FirstRowIndex
+		end := r.numRows
+		if r.dataPage+1 < len(r.locs) {
+			if r.locs[r.dataPage+1] == nil {
+				return -1
+			}
+			end = r.locs[r.dataPage+1].FirstRowIndex
+		}
+		if end < first || first < 0 {
+			return -1
+		}
+		return int(end - first)
+	}
+	if r.col.MaxRep == 0 {
+		switch {
+		case h.DataPageHeader != nil && h.Type == format.PageType_DATA_PAGE:
+			return int(h.DataPageHeader.NumValues)
+		case h.DataPageHeaderV2 != nil:
+			return int(h.DataPageHeaderV2.NumValues)
+		}
+	}
+	return -1
+}
+
+// readDictionaryPage reads the dictionary page whose header is pending.
+func (r *Reader) readDictionaryPage() error {
+	p, err := r.pages.Read()
+	if err != nil {
+		r.err = err
+		return err
+	}
+	r.pagesRead++
+	r.page = p
+	if r.hasDict {
+		return r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
+	}
+	if err := r.decodeDictionary(p); err != nil {
+		return r.fail(err)
+	}
+	r.hasDict = true
+	r.page = nil
+	return nil
+}
+
+// readPendingPage reads and loads the data page whose header is pending.
+func (r *Reader) readPendingPage() error {
+	p, err := r.pages.Read()
+	if err != nil {
+		r.page = nil
+		r.err = err
+		return err
+	}
+	r.pagesRead++
+	r.page = p
+	if err := r.loadLevels(p); err != nil {
+		return r.fail(err)
+	}
+	if err := r.dec.reset(r, p); err != nil {
+		return r.fail(err)
+	}
+	return nil
+}
+
+// dropLevels consumes the next k levels of the page and decodes and drops
+// the values they carry.
+func (r *Reader) dropLevels(k int) error {
+	if k == 0 {
+		return nil
+	}
+	nv := k
+	switch {
+	case r.flat:
+		r.dropBits = growBits(r.dropBits[:0], k)
+		nulls, err := r.defDec.DecodeValidity(r.dropBits, 0, k)
+		if err != nil {
+			return r.fail(err)
+		}
+		nv = k - nulls
+	case r.col.MaxDef > 0:
+		nv = countEqual(r.pageDef[r.pagePos:r.pagePos+k], r.col.MaxDef)
+	}
+	r.pagePos += k
+	return r.dropValues(nv)
+}
+
+// dropValues decodes and drops the next n values of the page, in runs that
+// keep the scratch small; dictionary pages decode only their indices.
+func (r *Reader) dropValues(n int) error {
+	const run = 4096
+	for n > 0 {
+		k := min(n, run)
+		if r.dec.dict != nil {
+			r.drop.Indices = growInt32(r.drop.Indices, k)
+			if err := r.DecodeIndices(r.drop.Indices); err != nil {
+				return r.fail(err)
+			}
+		} else {
+			r.drop.Reset(r.col)
+			r.drop.IndexMode = false
+			if err := r.DecodeValues(&r.drop, k); err != nil {
+				return r.fail(err)
+			}
+		}
+		n -= k
+	}
+	return nil
+}
