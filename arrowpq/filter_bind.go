@@ -29,13 +29,13 @@ import (
 type colClass uint8
 
 const (
-	classOther   colClass = iota // only IS [NOT] NULL
-	classInt                     // int64 domain: signed integers, dates, timestamps, Decimal32/64 unscaled
-	classUint                    // uint64 domain
-	classDec128                  // decimal128.Num unscaled
-	classDec256                  // decimal256.Num unscaled
-	classFloat                   // float64 domain (Float16/32 widen exactly)
-	classBytes                   // byte-wise: strings and binaries
+	classOther  colClass = iota // only IS [NOT] NULL
+	classInt                    // int64 domain: signed integers, dates, timestamps, Decimal32/64 unscaled
+	classUint                   // uint64 domain
+	classDec128                 // decimal128.Num unscaled
+	classDec256                 // decimal256.Num unscaled
+	classFloat                  // float64 domain (Float16/32 widen exactly)
+	classBytes                  // byte-wise: strings and binaries
 	classBool
 )
 

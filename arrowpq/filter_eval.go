@@ -330,13 +330,13 @@ func compareArray(nd *bnode, arr arrow.Array, hold []byte) error {
 	case *array.Decimal256:
 		filtDec256(nd, a.Values(), hold)
 	case *array.String:
-		filtOffsets(nd, a.ValueOffsets(), a.ValueBytes(), hold)
+		filtOffsets(nd, a.ValueOffsets(), rawValueData(a), hold)
 	case *array.LargeString:
-		filtOffsets(nd, a.ValueOffsets(), a.ValueBytes(), hold)
+		filtOffsets(nd, a.ValueOffsets(), rawValueData(a), hold)
 	case *array.Binary:
-		filtOffsets(nd, a.ValueOffsets(), a.ValueBytes(), hold)
+		filtOffsets(nd, a.ValueOffsets(), rawValueData(a), hold)
 	case *array.LargeBinary:
-		filtOffsets(nd, a.ValueOffsets(), a.ValueBytes(), hold)
+		filtOffsets(nd, a.ValueOffsets(), rawValueData(a), hold)
 	case *array.FixedSizeBinary:
 		filtFixed(nd, a, hold)
 	case *array.StringView:
@@ -613,6 +613,17 @@ func bytesHold(nd *bnode, v []byte) bool {
 		return false
 	}
 	return cmpHolds(nd.op, bytes.Compare(v, nd.bytes))
+}
+
+// rawValueData returns the whole data buffer of a binary-like array:
+// ValueOffsets are positions in it, while arrow-go's ValueBytes is rebased
+// to the first offset of a sliced array.
+func rawValueData(a arrow.Array) []byte {
+	bufs := a.Data().Buffers()
+	if len(bufs) < 3 || bufs[2] == nil {
+		return nil
+	}
+	return bufs[2].Bytes()
 }
 
 func filtOffsets[O int32 | int64](nd *bnode, offs []O, data []byte, hold []byte) {
