@@ -88,10 +88,13 @@ const (
 
 // bnode is one node of a bound predicate.
 type bnode struct {
-	op    filterOp // opEQ…opGE, opIn, opIsNull, opIsNotNull, opStartsWith, opAnd, opOr, opNot
-	col   *boundColumn
-	kids  []*bnode
-	konst constOutcome
+	op filterOp // opEQ…opGE, opIn, opIsNull, opIsNotNull, opStartsWith, opAnd, opOr, opNot
+	// origOp is the comparison as written: op may differ after rounding
+	// a literal to the column's integers; pruning compares exact values.
+	origOp filterOp
+	col    *boundColumn
+	kids   []*bnode
+	konst  constOutcome
 
 	// The operand in the column's domain (comparisons) or the set (IN).
 	i64   int64
@@ -570,7 +573,7 @@ func floorRat(q *big.Rat) *big.Int {
 }
 
 func (b *BoundPredicate) compare(op filterOp, c *boundColumn, p *Predicate, l literal) (*bnode, error) {
-	n := &bnode{op: op, col: c}
+	n := &bnode{op: op, origOp: op, col: c}
 	if err := b.operand(n, c, l); err != nil {
 		return nil, err
 	}
@@ -583,7 +586,7 @@ func (b *BoundPredicate) in(c *boundColumn, p *Predicate) (*bnode, error) {
 	n := &bnode{op: opIn, col: c}
 	seen := map[string]bool{}
 	for _, l := range p.lits {
-		e := &bnode{op: opEQ, col: c}
+		e := &bnode{op: opEQ, origOp: opEQ, col: c}
 		if err := b.operand(e, c, l); err != nil {
 			return nil, err
 		}
