@@ -318,8 +318,8 @@ func TestPruneStatisticsRules(t *testing.T) {
 	ff := loadFilterFile(t, "rules", path, true)
 	defer ff.release()
 	for _, tc := range []struct{ filter, want string }{
-		{"s > 'abcy'", ".?"},     // max "abcy" is not above "abcy"
-		{"s >= 'abcy'", "??"},    // a truncated max is only a bound: may match
+		{"s > 'abcy'", ".A"},     // max "abcy" is not above "abcy"; "b" is
+		{"s >= 'abcy'", "?A"},    // a truncated max is only a bound: may match
 		{"s = 'abc'", ".."},      // min "abcd" is above "abc"
 		{"s LIKE 'abc%'", "A."},  // min and max both start with "abc"
 		{"s LIKE 'abcz%'", ".."}, // [abcz, abd) misses [abcd, abcy]
