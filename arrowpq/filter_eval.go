@@ -397,6 +397,55 @@ func filtGather[T ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 
 	}
 }
 
+// b2u is 1 for true; the compiler turns it into a flag move, no branch.
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// intRange turns an integer comparison x op k into lo <= x <= hi
+// (negated for NE), which one unsigned compare tests: x-lo <= hi-lo. Bind
+// has made the edge cases constants, so k±1 does not overflow here.
+func intRange(op filterOp, k, min, max int64) (lo, hi int64, negate bool) {
+	switch op {
+	case opEQ:
+		return k, k, false
+	case opNE:
+		return k, k, true
+	case opLT:
+		return min, k - 1, false
+	case opLE:
+		return min, k, false
+	case opGT:
+		return k + 1, max, false
+	}
+	return k, max, false // opGE
+}
+
+// packInRange sets bit i of hold when lo <= vals[i] <= lo+width (as
+// uint64 arithmetic), eight values to a byte with no branch per value.
+func packInRange[T ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64](vals []T, lo, width uint64, negate bool, hold []byte) {
+	var flip byte
+	if negate {
+		flip = 0xff
+	}
+	full := len(vals) / 8
+	hold = hold[:(len(vals)+7)/8]
+	for j := range full {
+		c := (*[8]T)(vals[j*8 : j*8+8])
+		b := b2u(uint64(c[0])-lo <= width) | b2u(uint64(c[1])-lo <= width)<<1 |
+			b2u(uint64(c[2])-lo <= width)<<2 | b2u(uint64(c[3])-lo <= width)<<3 |
+			b2u(uint64(c[4])-lo <= width)<<4 | b2u(uint64(c[5])-lo <= width)<<5 |
+			b2u(uint64(c[6])-lo <= width)<<6 | b2u(uint64(c[7])-lo <= width)<<7
+		hold[j] = b ^ flip
+	}
+	for i := full * 8; i < len(vals); i++ {
+		hold[i>>3] |= (b2u(uint64(vals[i])-lo <= width) ^ flip&1) << (i & 7)
+	}
+}
+
 func filtSigned[T ~int8 | ~int16 | ~int32 | ~int64](nd *bnode, vals []T, hold []byte) {
 	if nd.op == opIn {
 		set := nd.setI64
@@ -418,33 +467,9 @@ func filtSigned[T ~int8 | ~int16 | ~int32 | ~int64](nd *bnode, vals []T, hold []
 		}
 		return
 	}
-	k := nd.i64
-	switch nd.op {
-	case opEQ:
-		for i, v := range vals {
-			selSetBit(hold, i, int64(v) == k)
-		}
-	case opNE:
-		for i, v := range vals {
-			selSetBit(hold, i, int64(v) != k)
-		}
-	case opLT:
-		for i, v := range vals {
-			selSetBit(hold, i, int64(v) < k)
-		}
-	case opLE:
-		for i, v := range vals {
-			selSetBit(hold, i, int64(v) <= k)
-		}
-	case opGT:
-		for i, v := range vals {
-			selSetBit(hold, i, int64(v) > k)
-		}
-	case opGE:
-		for i, v := range vals {
-			selSetBit(hold, i, int64(v) >= k)
-		}
-	}
+	// Sign-extending T to int64 then to uint64 keeps x-lo <= hi-lo right.
+	lo, hi, negate := intRange(nd.op, nd.i64, math.MinInt64, math.MaxInt64)
+	packInRange(vals, uint64(lo), uint64(hi)-uint64(lo), negate, hold)
 }
 
 func filtUnsigned[T ~uint8 | ~uint16 | ~uint32 | ~uint64](nd *bnode, vals []T, hold []byte) {
@@ -457,32 +482,20 @@ func filtUnsigned[T ~uint8 | ~uint16 | ~uint32 | ~uint64](nd *bnode, vals []T, h
 		return
 	}
 	k := nd.u64
+	lo, hi, negate := k, k, false
 	switch nd.op {
-	case opEQ:
-		for i, v := range vals {
-			selSetBit(hold, i, uint64(v) == k)
-		}
 	case opNE:
-		for i, v := range vals {
-			selSetBit(hold, i, uint64(v) != k)
-		}
+		negate = true
 	case opLT:
-		for i, v := range vals {
-			selSetBit(hold, i, uint64(v) < k)
-		}
+		lo, hi = 0, k-1
 	case opLE:
-		for i, v := range vals {
-			selSetBit(hold, i, uint64(v) <= k)
-		}
+		lo, hi = 0, k
 	case opGT:
-		for i, v := range vals {
-			selSetBit(hold, i, uint64(v) > k)
-		}
+		lo, hi = k+1, math.MaxUint64
 	case opGE:
-		for i, v := range vals {
-			selSetBit(hold, i, uint64(v) >= k)
-		}
+		lo, hi = k, math.MaxUint64
 	}
+	packInRange(vals, lo, hi-lo, negate, hold)
 }
 
 // filtFloat compares in DuckDB's total order: NaN equals NaN and is above
@@ -522,30 +535,49 @@ func filtFloat[T ~float32 | ~float64](nd *bnode, vals []T, hold []byte) {
 		}
 		return
 	}
-	switch nd.op {
+	// GT, GE and NE are the negations of LE, LT and EQ, which is also
+	// DuckDB's rule for NaN: NaN <= k is false, so NaN > k is true.
+	negate := nd.op == opGT || nd.op == opGE || nd.op == opNE
+	base := map[filterOp]filterOp{opEQ: opEQ, opNE: opEQ, opLT: opLT, opLE: opLE, opGT: opLE, opGE: opLT}[nd.op]
+	packFloat(vals, k, base, negate, hold)
+}
+
+// packFloat sets bit i of hold when vals[i] op k (op EQ, LT or LE, in
+// IEEE terms), negated when negate; eight values to a byte.
+func packFloat[T ~float32 | ~float64](vals []T, k float64, op filterOp, negate bool, hold []byte) {
+	var flip byte
+	if negate {
+		flip = 0xff
+	}
+	full := len(vals) / 8
+	hold = hold[:(len(vals)+7)/8]
+	switch op {
 	case opEQ:
-		for i, v := range vals {
-			selSetBit(hold, i, float64(v) == k)
+		for j := range full {
+			c := (*[8]T)(vals[j*8 : j*8+8])
+			hold[j] = flip ^ (b2u(float64(c[0]) == k) | b2u(float64(c[1]) == k)<<1 | b2u(float64(c[2]) == k)<<2 | b2u(float64(c[3]) == k)<<3 |
+				b2u(float64(c[4]) == k)<<4 | b2u(float64(c[5]) == k)<<5 | b2u(float64(c[6]) == k)<<6 | b2u(float64(c[7]) == k)<<7)
 		}
-	case opNE:
-		for i, v := range vals {
-			selSetBit(hold, i, float64(v) != k) // NaN != k is true, as wanted
+		for i := full * 8; i < len(vals); i++ {
+			hold[i>>3] |= (b2u(float64(vals[i]) == k) ^ flip&1) << (i & 7)
 		}
 	case opLT:
-		for i, v := range vals {
-			selSetBit(hold, i, float64(v) < k) // NaN < k is false, as wanted
+		for j := range full {
+			c := (*[8]T)(vals[j*8 : j*8+8])
+			hold[j] = flip ^ (b2u(float64(c[0]) < k) | b2u(float64(c[1]) < k)<<1 | b2u(float64(c[2]) < k)<<2 | b2u(float64(c[3]) < k)<<3 |
+				b2u(float64(c[4]) < k)<<4 | b2u(float64(c[5]) < k)<<5 | b2u(float64(c[6]) < k)<<6 | b2u(float64(c[7]) < k)<<7)
 		}
-	case opLE:
-		for i, v := range vals {
-			selSetBit(hold, i, float64(v) <= k)
+		for i := full * 8; i < len(vals); i++ {
+			hold[i>>3] |= (b2u(float64(vals[i]) < k) ^ flip&1) << (i & 7)
 		}
-	case opGT:
-		for i, v := range vals {
-			selSetBit(hold, i, float64(v) > k || v != v)
+	default: // opLE
+		for j := range full {
+			c := (*[8]T)(vals[j*8 : j*8+8])
+			hold[j] = flip ^ (b2u(float64(c[0]) <= k) | b2u(float64(c[1]) <= k)<<1 | b2u(float64(c[2]) <= k)<<2 | b2u(float64(c[3]) <= k)<<3 |
+				b2u(float64(c[4]) <= k)<<4 | b2u(float64(c[5]) <= k)<<5 | b2u(float64(c[6]) <= k)<<6 | b2u(float64(c[7]) <= k)<<7)
 		}
-	case opGE:
-		for i, v := range vals {
-			selSetBit(hold, i, float64(v) >= k || v != v)
+		for i := full * 8; i < len(vals); i++ {
+			hold[i>>3] |= (b2u(float64(vals[i]) <= k) ^ flip&1) << (i & 7)
 		}
 	}
 }
@@ -559,9 +591,28 @@ func filtDec128(nd *bnode, vals []decimal128.Num, hold []byte) {
 		}
 		return
 	}
+	// Two's complement 128-bit order: high words signed, then low words
+	// unsigned; the operator picks one loop.
 	k := nd.d128
-	for i, v := range vals {
-		selSetBit(hold, i, cmpHolds(nd.op, v.Cmp(k)))
+	khi, klo := k.HighBits(), k.LowBits()
+	switch nd.op {
+	case opEQ, opNE:
+		ne := nd.op == opNE
+		for i, v := range vals {
+			selSetBit(hold, i, (v.HighBits() == khi && v.LowBits() == klo) != ne)
+		}
+	case opLT, opGE:
+		ge := nd.op == opGE
+		for i, v := range vals {
+			h := v.HighBits()
+			selSetBit(hold, i, (h < khi || h == khi && v.LowBits() < klo) != ge)
+		}
+	default: // LE is NOT GT, GT
+		le := nd.op == opLE
+		for i, v := range vals {
+			h := v.HighBits()
+			selSetBit(hold, i, (h > khi || h == khi && v.LowBits() > klo) != le)
+		}
 	}
 }
 
