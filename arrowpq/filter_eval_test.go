@@ -329,3 +329,61 @@ func TestFilterBatch(t *testing.T) {
 		out.Release()
 	}
 }
+
+// FuzzFilterEvaluate parses, binds and evaluates any filter text over the
+// test batch, and checks the laws of three-valued logic on the result: p
+// and NOT p never both hold, NOT NOT p is p, p AND p is p, and a slice of
+// the batch selects the slice of the rows.
+func FuzzFilterEvaluate(f *testing.F) {
+	for _, s := range []string{
+		"i > 0", "u >= 9223372036854775808", "f = 'NaN' OR f < 0", "s LIKE 'ab%'", "d < DATE '1970-01-01'",
+		"dec BETWEEN -1 AND 0.5", "st.a IS NULL AND NOT b = TRUE", "ts > TIMESTAMP '1970-01-01 00:00:00+01:00'",
+		"sd IN ('abc', NULL)", "i8 NOT IN (1, 2, 127)", "f32 <= 0.25", "lst IS NULL",
+	} {
+		f.Add(s)
+	}
+	batch := filterTestBatch(f)
+	schema := batch.Schema()
+	sub := batch.NewSlice(1, 4)
+	f.Fuzz(func(t *testing.T, text string) {
+		p, err := arrowpq.ParseFilter(text)
+		if err != nil {
+			return
+		}
+		eval := func(q *arrowpq.Predicate, b arrow.RecordBatch) []int {
+			bp, err := q.Bind(schema, nil)
+			if err != nil {
+				return nil
+			}
+			sel, err := bp.Evaluate(b)
+			if err != nil {
+				t.Fatalf("Evaluate(%s): %v", q, err)
+			}
+			return selectedRows(sel)
+		}
+		if _, err := p.Bind(schema, nil); err != nil {
+			return
+		}
+		rows := eval(p, batch)
+		for _, r := range eval(arrowpq.Not(p), batch) {
+			if slices.Contains(rows, r) {
+				t.Fatalf("%s: row %d selected by p and NOT p", p, r)
+			}
+		}
+		if got := eval(arrowpq.Not(arrowpq.Not(p)), batch); !slices.Equal(got, rows) {
+			t.Fatalf("%s: NOT NOT p selects %v, p %v", p, got, rows)
+		}
+		if got := eval(arrowpq.And(p, p), batch); !slices.Equal(got, rows) {
+			t.Fatalf("%s: p AND p selects %v, p %v", p, got, rows)
+		}
+		var want []int
+		for _, r := range rows {
+			if r >= 1 && r < 4 {
+				want = append(want, r-1)
+			}
+		}
+		if got := eval(p, sub); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("%s: the slice [1,4) selects %v, want %v", p, got, want)
+		}
+	})
+}

@@ -484,8 +484,11 @@ type valueSet struct {
 // leafMask returns the outcomes a comparison may have on numRows rows
 // whose leaf statistics are st.
 func leafMask(n *bnode, st *metadata.Stats, numRows int64) uint8 {
-	someNull := !st.HasNullCount || st.NullCount > 0
-	allNull := st.HasNullCount && st.NullCount >= numRows
+	// A required leaf (max definition level 0) holds no null, whatever the
+	// statistics say or leave out.
+	required := n.col.leaf != nil && n.col.leaf.MaxDef == 0
+	someNull := !required && (!st.HasNullCount || st.NullCount > 0)
+	allNull := !required && st.HasNullCount && st.NullCount >= numRows && numRows > 0
 	switch n.op {
 	case opIsNull, opIsNotNull:
 		var m uint8
