@@ -583,6 +583,9 @@ func (b *BoundPredicate) compare(op filterOp, c *boundColumn, p *Predicate, l li
 // in binds column IN (list): every element is converted like a
 // comparison with =; elements that can equal no value of the column drop out.
 func (b *BoundPredicate) in(c *boundColumn, p *Predicate) (*bnode, error) {
+	if c.class == classOther {
+		return nil, b.errorf(p.pos, "column %s is %s: only IS NULL and IS NOT NULL apply to it", quoteIdent(c.name), c.typ)
+	}
 	n := &bnode{op: opIn, col: c}
 	seen := map[string]bool{}
 	for _, l := range p.lits {

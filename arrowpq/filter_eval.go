@@ -287,6 +287,10 @@ func compareArray(nd *bnode, arr arrow.Array, hold []byte) error {
 	if d, ok := arr.(*array.Dictionary); ok {
 		return compareDictionary(nd, d, hold)
 	}
+	if e, ok := arr.(array.ExtensionArray); ok {
+		// UUID and other extensions compare by their storage.
+		arr = e.Storage()
+	}
 	switch a := arr.(type) {
 	case *array.Int8:
 		filtSigned(nd, a.Int8Values(), hold)

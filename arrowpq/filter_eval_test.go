@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 
@@ -281,6 +282,7 @@ func TestBindErrors(t *testing.T) {
 		{"d = 'notadate'", 4, `'notadate' is not a timestamp`},
 		{"st = 1", 5, `column st is struct<a: int32 nullable, x: utf8 nullable>: only IS NULL and IS NOT NULL apply to it`},
 		{"s IN ('a', 2)", 11, `cannot compare it with 2`},
+		{"lst IN ()", 0, `column lst is list<item: int32, nullable>: only IS NULL and IS NOT NULL apply to it`},
 	} {
 		t.Run(tc.filter, func(t *testing.T) {
 			p, err := arrowpq.ParseFilter(tc.filter)
@@ -386,4 +388,47 @@ func FuzzFilterEvaluate(f *testing.F) {
 			t.Fatalf("%s: the slice [1,4) selects %v, want %v", p, got, want)
 		}
 	})
+}
+
+// TestEvaluateUUID: an extension column compares by its storage
+// (FixedSizeBinary(16) for UUID), with binary values.
+func TestEvaluateUUID(t *testing.T) {
+	ub := extensions.NewUUIDBuilder(memory.DefaultAllocator)
+	defer ub.Release()
+	var a, b [16]byte
+	a[15] = 1
+	b[0], b[1], b[2], b[3] = 0xff, 0xff, 0xff, 0xff
+	ub.Append(a)
+	ub.AppendNull()
+	ub.Append(b)
+	arr := ub.NewArray()
+	defer arr.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arr.DataType(), Nullable: true}}, nil)
+	batch := array.NewRecordBatch(schema, []arrow.Array{arr}, 3)
+	defer batch.Release()
+	for _, tc := range []struct {
+		filter string
+		want   []int
+	}{
+		{"id = X'00000000000000000000000000000001'", []int{0}},
+		{"id > X'00000000000000000000000000000001'", []int{2}},
+		{"id IS NULL", []int{1}},
+		{"id IN (X'ffffffff000000000000000000000000', X'00')", []int{2}},
+	} {
+		p, err := arrowpq.ParseFilter(tc.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bp, err := p.Bind(schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := bp.Evaluate(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := selectedRows(sel); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: rows %v, want %v", tc.filter, got, tc.want)
+		}
+	}
 }
