@@ -670,11 +670,15 @@ func TestFilterDuckDB(t *testing.T) {
 	for _, b := range duckScanBugs {
 		t.Logf("DuckDB's Parquet scan differs from its own evaluation: %s", b)
 		// Known: fixed_length_decimal.parquet has wrong legacy min/max,
-		// which DuckDB trusts, and DuckDB prunes row groups whose NaNs are
+		// which DuckDB trusts; DuckDB prunes row groups whose NaNs are
 		// not in min/max, which the spec requires (TYPE_ORDER leaves NaN
-		// out; nan_count is what says whether a chunk holds one).
+		// out; nan_count is what says whether a chunk holds one); and its
+		// scan returns NULL rows for a string NOT BETWEEN an empty range
+		// (s NOT BETWEEN 'b' AND 'a': 20 rows of 20 where 13 are not null,
+		// on a file DuckDB wrote itself).
+		notBetweenStrings := strings.Contains(b, "NOT BETWEEN '")
 		nanRelated := strings.Contains(b, "NaN") || strings.Contains(b, "Infinity") || strings.HasPrefix(b, "floating_orders_nan_count") || strings.HasPrefix(b, "nan_in_stats")
-		if !strings.HasPrefix(b, "fixed_length_decimal.parquet") && !nanRelated {
+		if !strings.HasPrefix(b, "fixed_length_decimal.parquet") && !nanRelated && !notBetweenStrings {
 			t.Errorf("a DuckDB scan difference not explained by the known DuckDB issues: check it")
 		}
 	}
