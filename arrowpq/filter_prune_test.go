@@ -389,3 +389,37 @@ func TestFilterInt96(t *testing.T) {
 		checkPruning(t, ff, bp, rows, tc.filter)
 	}
 }
+
+// TestPruneFloatOrders: floating_orders_nan_count.parquet has five row
+// groups (no NaN, some NaN, all NaN, zero min, zero max) of each float
+// type under IEEE_754_TOTAL_ORDER and TYPE_ORDER, with nan_count.
+// DuckDB's parquet_metadata gives the double bounds: [-2, 5], [-2, 3] with
+// NaN, only NaN, [0, 5] and [-5, -0] (TYPE_ORDER: [-0, 5] and [-5, 0]).
+func TestPruneFloatOrders(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "testdata", "parquet-testing", "data", "floating_orders_nan_count.parquet")
+	testshared.Need(t, path)
+	ff := loadFilterFile(t, "floating_orders_nan_count", path, false)
+	defer ff.release()
+	for _, tc := range []struct{ filter, want string }{
+		// NaN is above 5: only the row groups that may hold NaN may match.
+		{"double_ieee754 > 5", ".??.."},
+		{"double_typedef > 5", ".??.."},
+		{"float_ieee754 > 5", ".??.."},
+		{"float16_typedef > 5", ".??.."},
+		// -0 is not below 0.
+		{"double_ieee754 < 0", "???.?"},
+		{"double_typedef <= 0", "????A"},
+		{"double_ieee754 = 'NaN'", ".??.."},
+		{"double_typedef != 'NaN'", "A??AA"},
+	} {
+		bp := bindText(t, ff, tc.filter)
+		if got := decisions(ff, bp, true); got != tc.want {
+			t.Errorf("%s: decisions %s, want %s", tc.filter, got, tc.want)
+		}
+		rows, err := ff.evaluate(bp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPruning(t, ff, bp, rows, tc.filter)
+	}
+}
