@@ -479,6 +479,9 @@ func canonCmp(a, b canon) int {
 type valueSet struct {
 	lo, hi *canon
 	nan    bool
+	// onlyNaN: the NaN count equals the non-null values: every value is
+	// NaN, whatever the bounds say.
+	onlyNaN bool
 }
 
 // leafMask returns the outcomes a comparison may have on numRows rows
@@ -519,6 +522,9 @@ func leafMask(n *bnode, st *metadata.Stats, numRows int64) uint8 {
 	set, ok := statsValueSet(n, st)
 	if !ok {
 		return outT | outF | u
+	}
+	if set.nan && st.HasNaNCount && st.HasNullCount && st.NaNCount > 0 && st.NaNCount == numRows-st.NullCount {
+		set = valueSet{nan: true, onlyNaN: true}
 	}
 	m := setMask(n, set)
 	if n.op == opIn && n.inHasNull && m&outF != 0 {
@@ -613,10 +619,10 @@ func intervalTF(op filterOp, v canon, set valueSet) (t, f bool) {
 	below := func(b *canon, c int) bool { return b == nil || canonCmp(*b, v) < c } // lo < v (c=0) or lo <= v (c=1)
 	above := func(b *canon, c int) bool { return b == nil || canonCmp(*b, v) > c } // hi > v (c=0) or hi >= v (c=-1)
 	if v.kind == canonFloat && math.IsNaN(v.f) {
-		// Every non-NaN value is below NaN. Statistics never say that
-		// every value is NaN (a missing min and max says nothing), so a
-		// non-NaN value is always possible.
-		const nonNaN = true
+		// Every non-NaN value is below NaN. A missing min and max says
+		// nothing, so a non-NaN value is possible unless the NaN count
+		// covers every value.
+		nonNaN := !set.onlyNaN
 		switch op {
 		case opEQ, opGE:
 			return set.nan, nonNaN
@@ -627,6 +633,14 @@ func intervalTF(op filterOp, v canon, set valueSet) (t, f bool) {
 		case opGT:
 			return false, true
 		}
+	}
+	if set.onlyNaN {
+		// NaN is above v and not equal to it.
+		switch op {
+		case opNE, opGT, opGE:
+			return true, false
+		}
+		return false, true
 	}
 	switch op {
 	case opEQ:

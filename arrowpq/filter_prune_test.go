@@ -401,16 +401,18 @@ func TestPruneFloatOrders(t *testing.T) {
 	ff := loadFilterFile(t, "floating_orders_nan_count", path, false)
 	defer ff.release()
 	for _, tc := range []struct{ filter, want string }{
-		// NaN is above 5: only the row groups that may hold NaN may match.
-		{"double_ieee754 > 5", ".??.."},
-		{"double_typedef > 5", ".??.."},
-		{"float_ieee754 > 5", ".??.."},
-		{"float16_typedef > 5", ".??.."},
+		// NaN is above 5: only the row groups that may hold NaN may
+		// match, and the one whose nan_count covers every value matches.
+		{"double_ieee754 > 5", ".?A.."},
+		{"double_typedef > 5", ".?A.."},
+		{"float_ieee754 > 5", ".?A.."},
+		{"float16_typedef > 5", ".?A.."},
 		// -0 is not below 0.
-		{"double_ieee754 < 0", "???.?"},
-		{"double_typedef <= 0", "????A"},
-		{"double_ieee754 = 'NaN'", ".??.."},
-		{"double_typedef != 'NaN'", "A??AA"},
+		{"double_ieee754 < 0", "??..?"},
+		{"double_typedef <= 0", "??.?A"}, // row group 3 holds 0
+		{"double_ieee754 = 'NaN'", ".?A.."},
+		{"double_typedef != 'NaN'", "A?.AA"},
+		{"double_typedef IN (3, 'NaN')", "????."},
 	} {
 		bp := bindText(t, ff, tc.filter)
 		if got := decisions(ff, bp, true); got != tc.want {
