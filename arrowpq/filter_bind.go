@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -634,4 +635,20 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// Fields returns the indices of the top-level fields of the bound schema
+// that evaluation reads, in increasing order: the columns a filtered read
+// decodes first.
+func (b *BoundPredicate) Fields() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, c := range b.cols {
+		if !seen[c.path[0]] {
+			seen[c.path[0]] = true
+			out = append(out, c.path[0])
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -299,8 +299,14 @@ func TestBindErrors(t *testing.T) {
 			}
 		})
 	}
+	// Fields lists the top-level fields a predicate reads.
+	p, _ := arrowpq.ParseFilter("st.a = 1 OR i > 0 AND st.x = 'x' OR sd IS NULL")
+	bp, err := p.Bind(batch.Schema(), nil)
+	if err != nil || !slices.Equal(bp.Fields(), []int{0, 7, 11}) {
+		t.Fatalf("Fields() = %v (%v), want [0 7 11]", bp.Fields(), err)
+	}
 	// Go-built predicates: no position, the same words.
-	_, err := arrowpq.Col("i").EQ(struct{}{}).Bind(batch.Schema(), nil)
+	_, err = arrowpq.Col("i").EQ(struct{}{}).Bind(batch.Schema(), nil)
 	if err == nil || err.Error() != "arrowpq: filter: column i: value {} of Go type struct {} cannot be used in a filter" {
 		t.Fatalf("error = %v", err)
 	}
