@@ -82,6 +82,30 @@ type ReadOptions struct {
 	RecycleBuffers bool
 	// Context cancels a read in progress; nil means context.Background.
 	Context context.Context
+	// Filter keeps only the rows for which the predicate is TRUE (built
+	// with [Col], [And], [Or], [Not] or [ParseFilter]; checked against the
+	// file's schema when the reader opens). The semantics are SQL's: a
+	// comparison with NULL is unknown, AND/OR/NOT follow three-valued
+	// logic, and a row whose predicate is unknown is not returned.
+	// Floating point compares in DuckDB's total order: NaN equals NaN and
+	// is greater than every other value (+Inf included), and -0 equals +0.
+	// Strings and binaries compare bytewise, unsigned integers as unsigned,
+	// decimals by value, dates and timestamps by instant (a timestamp
+	// without a time zone as if it were UTC). docs/filters.md has the
+	// details. Nil reads every row.
+	//
+	// Not yet wired into the Reader: setting it is an error for now.
+	// [BoundPredicate.Evaluate] and [FilterBatch] apply a predicate to
+	// batches already read.
+	Filter *Predicate
+	// Rows restricts the read to these rows of the file (0 = the first row
+	// of the first row group), combined with Filter. Nil means every row.
+	// Not yet wired into the Reader: setting it is an error for now.
+	Rows RowRanges
+	// Superset, with Filter, returns whole row groups and pages that may
+	// match instead of only the matching rows, for callers that filter
+	// themselves.
+	Superset bool
 	// SmallDecimals reads DECIMAL columns of precision ≤ 9 as
 	// arrow.Decimal32 and ≤ 18 as arrow.Decimal64 instead of Decimal128
 	// (Decimal256 above 38 digits either way), unless ARROW:schema names the
@@ -124,6 +148,10 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	}
 	if n.Context == nil {
 		n.Context = context.Background()
+	}
+	if n.Filter != nil || n.Rows != nil {
+		// Fail loudly rather than return rows the caller filtered out.
+		return n, errors.New("ReadOptions.Filter and Rows are not supported by the Reader yet")
 	}
 	switch {
 	case n.RecycleBuffers && n.Allocator != nil:
