@@ -228,28 +228,5 @@ func reorder(rec arrow.RecordBatch, sc *arrow.Schema, order []int) arrow.RecordB
 	return array.NewRecordBatch(sc, cols, rec.NumRows())
 }
 
-// inputPath returns a path to read for the FILE argument: the argument
-// itself, or for "-" a temporary copy of stdin, since Parquet is read from
-// the end (the footer) and a pipe cannot seek. cleanup removes the copy.
-func inputPath(arg string) (path string, cleanup func(), err error) {
-	if arg != "-" {
-		return arg, func() {}, nil
-	}
-	f, err := os.CreateTemp("", "arrowpq-stdin-*.parquet")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup = func() { os.Remove(f.Name()) }
-	_, err = io.Copy(f, stdin)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("copy stdin: %w", err)
-	}
-	return f.Name(), cleanup, nil
-}
-
 // stdin is what "-" reads; tests replace it.
 var stdin io.Reader = os.Stdin

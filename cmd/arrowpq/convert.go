@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -392,19 +391,6 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 	}
 	sw := ipc.NewWriter(bw, ipc.WithSchema(schema))
 	return &batchSink{write: relabel(sw.Write), close: func() error { return finish(sw.Close) }, abort: abort}, nil
-}
-
-// createOutput opens path for writing a whole file at once, with the
-// library's rules (arrowpq.OutputFile): an existing file is replaced only
-// by a complete one, a symlink is written through, a FIFO or device is
-// written straight, a directory is an error.
-func createOutput(path string) (*arrowpq.OutputFile, error) {
-	o, err := arrowpq.CreateOutputFile(path)
-	var pe *fs.PathError
-	if err != nil && !errors.As(err, &pe) {
-		err = fmt.Errorf("%s %w", path, err) // "OUT is a directory"
-	}
-	return o, err
 }
 
 func convert(src *batchSource, out, outFmt string, opts *arrowpq.WriteOptions, stdout io.Writer, p *progress) error {

@@ -135,12 +135,7 @@ func init() {
 
 // withFile opens the FILE argument ("-" is stdin), runs fn and closes it.
 func withFile(arg string, fn func(*parquetFile) error) (*metadata.File, error) {
-	path, cleanup, err := inputPath(arg)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	p, err := openParquet(path)
+	p, err := openParquet(arg)
 	if err != nil {
 		return nil, err
 	}

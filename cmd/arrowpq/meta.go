@@ -25,12 +25,7 @@ func init() {
 				if len(args) != 1 {
 					return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
 				}
-				path, cleanup, err := inputPath(args[0])
-				if err != nil {
-					return err
-				}
-				defer cleanup()
-				f, err := openFooter(path)
+				f, err := openFooter(args[0])
 				if err != nil {
 					return err
 				}
