@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
@@ -139,7 +138,7 @@ func printRows(r batchReader, asked []string, total, want int64, format string, 
 	case "jsonl":
 		rw = &jsonlWriter{w: out}
 	case "csv":
-		rw = &csvWriter{w: csv.NewWriter(out), names: sc}
+		rw = newCSVWriter(out, sc, false, textOutput{})
 	default:
 		return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", format)}
 	}

@@ -38,33 +38,13 @@ type input struct {
 func openInput(ctx context.Context, name string, seekable bool) (*input, error) {
 	_ = ctx // used by remote sources
 	if name == "-" {
-		if !seekable {
-			return &input{name: name, rd: stdin, close: func() error { return nil }}, nil
+		in := &input{name: name, rd: stdin, close: func() error { return nil }}
+		if seekable {
+			if err := in.spool(stdin); err != nil {
+				return nil, err
+			}
 		}
-		f, err := os.CreateTemp("", "arrowpq-stdin-*")
-		if err != nil {
-			return nil, err
-		}
-		_, err = io.Copy(f, stdin)
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return nil, fmt.Errorf("copy stdin: %w", err)
-		}
-		size, err := f.Seek(0, io.SeekCurrent)
-		if err == nil {
-			_, err = f.Seek(0, io.SeekStart)
-		}
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return nil, fmt.Errorf("copy stdin: %w", err)
-		}
-		return &input{name: name, path: f.Name(), ra: f, size: size, rd: f, close: func() error {
-			err := f.Close()
-			os.Remove(f.Name())
-			return err
-		}}, nil
+		return in, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -80,6 +60,36 @@ func openInput(ctx context.Context, name string, seekable bool) (*input, error) 
 		return nil, fmt.Errorf("%s is a directory, not a file", name)
 	}
 	return &input{name: name, path: name, ra: f, size: st.Size(), rd: f, close: f.Close}, nil
+}
+
+// spool copies what is left of a streamed input (r: in.rd, or a buffered
+// reader over it) to a temporary file, which in then reads at any offset
+// and removes on close.
+func (in *input) spool(r io.Reader) error {
+	f, err := os.CreateTemp("", "arrowpq-stdin-*")
+	if err != nil {
+		return err
+	}
+	size, err := io.Copy(f, r)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("copy %s: %w", in.name, err)
+	}
+	prev := in.close
+	in.path, in.ra, in.size, in.rd = f.Name(), f, size, f
+	in.close = func() error {
+		err := f.Close()
+		os.Remove(f.Name())
+		if perr := prev(); err == nil {
+			err = perr
+		}
+		return err
+	}
+	return nil
 }
 
 // inputPath returns a local file path holding the input called name (for

@@ -235,14 +235,27 @@ type recordWriter interface {
 	flush() error
 }
 
+// jsonlWriter writes one JSON object per row: JSON lines, or with array
+// the rows as one JSON array, one row per line.
 type jsonlWriter struct {
-	w   io.Writer
-	buf []byte
+	w     io.Writer
+	array bool
+	rows  int64
+	buf   []byte
 }
 
 func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
 	for row := 0; row < int(rec.NumRows()); row++ {
-		j.buf = append(j.buf[:0], '{')
+		j.buf = j.buf[:0]
+		if j.array {
+			if j.rows == 0 {
+				j.buf = append(j.buf, "[\n"...)
+			} else {
+				j.buf = append(j.buf, ",\n"...)
+			}
+		}
+		j.rows++
+		j.buf = append(j.buf, '{')
 		for c, col := range rec.Columns() {
 			if c > 0 {
 				j.buf = append(j.buf, ',')
@@ -251,7 +264,10 @@ func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
 			j.buf = append(j.buf, ':')
 			j.buf = appendJSONValue(j.buf, col, row)
 		}
-		j.buf = append(j.buf, '}', '\n')
+		j.buf = append(j.buf, '}')
+		if !j.array {
+			j.buf = append(j.buf, '\n')
+		}
 		if _, err := j.w.Write(j.buf); err != nil {
 			return err
 		}
@@ -259,7 +275,33 @@ func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
 	return nil
 }
 
-func (j *jsonlWriter) flush() error { return nil }
+func (j *jsonlWriter) flush() error {
+	if !j.array {
+		return nil
+	}
+	end := "\n]\n"
+	if j.rows == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(j.w, end)
+	return err
+}
+
+// newCSVWriter returns the CSV writer of cat and convert: a header line
+// (unless tf.noHeader) then one line per row; tsv or tf.delimiter choose
+// the delimiter.
+func newCSVWriter(w io.Writer, names *arrow.Schema, tsv bool, tf textOutput) *csvWriter {
+	cw := csv.NewWriter(w)
+	if tsv {
+		cw.Comma = '\t'
+	}
+	if d := []rune(tf.delimiter); tf.delimiter == `\t` {
+		cw.Comma = '\t'
+	} else if len(d) == 1 {
+		cw.Comma = d[0]
+	}
+	return &csvWriter{w: cw, names: names, header: tf.noHeader}
+}
 
 type csvWriter struct {
 	w      *csv.Writer
