@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +32,7 @@ func init() {
 		register(&command{
 			name:    name,
 			summary: summary,
-			usage:   "[-n N] [--columns a,b.c] [--format table|jsonl|csv] [--wide | --max-width N] [--int96-unit us] [--skip-checksums] [--max-page-size SIZE] FILE",
+			usage:   "[-n N] [--columns a,b.c] [--format table|jsonl|csv] [--wide | --max-width N] [input flags] FILE...",
 			setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 				columns := fs.String("columns", "", "comma-separated columns to print, in this order: top-level names or dotted paths (a leaf inside a struct, list or map keeps its parents)")
 				limit := fs.Int64("limit", defLimit, "print at most N rows (-1: all)")
@@ -38,11 +40,13 @@ func init() {
 				format := fs.String("format", "table", "output format: table, jsonl or csv")
 				wide := fs.Bool("wide", false, "table: do not fit the terminal (nothing cut or left out)")
 				maxWidth := fs.Int("max-width", 0, "table: fit this many characters, terminal or not (0: the terminal's width)")
-				var rf readFlags
-				rf.register(fs)
+				var inf inputFlags
+				inf.register(fs, false)
+				var pf progressFlags
+				pf.register(fs)
 				return func(args []string, out io.Writer) error {
-					if len(args) != 1 {
-						return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
+					if len(args) == 0 {
+						return &usageError{"want at least one FILE"}
 					}
 					if *limit < -1 {
 						return &usageError{fmt.Sprintf("--limit %d: want N >= 0, or -1 for all", *limit)}
@@ -63,15 +67,20 @@ func init() {
 					if *format != "table" && *format != "jsonl" && *format != "csv" {
 						return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", *format)}
 					}
-					opts := &arrowpq.ReadOptions{Columns: splitList(*columns)}
-					rf.apply(opts)
-					path, cleanup, err := inputPath(args[0])
+					sopts, err := inf.options()
 					if err != nil {
 						return err
 					}
-					defer cleanup()
+					sopts.read.Columns = splitList(*columns)
+					names, err := expandInputs(args)
+					if err != nil {
+						return err
+					}
 					bw := bufio.NewWriterSize(out, 64<<10)
-					if err := catFile(path, opts, *limit, *format, width, bw); err != nil {
+					p := pf.open(os.Stderr, true)
+					err = catFiles(names, sopts, *limit, *format, width, bw, p)
+					p.finish()
+					if err != nil {
 						return err
 					}
 					return bw.Flush()
@@ -92,23 +101,60 @@ func splitList(s string) []string {
 	return out
 }
 
-// catFile prints the rows of path. It stops reading as soon as it has
-// the rows it prints (limit, or the table's row cap), so that head reads
-// one batch of limit rows however large the file is.
-func catFile(path string, opts *arrowpq.ReadOptions, limit int64, format string, width int, out io.Writer) error {
+// catFiles prints the rows of the inputs. It stops reading as soon as it
+// has the rows it prints (limit, or the table's row cap), so that head
+// reads one batch of limit rows however large the file is.
+func catFiles(names []string, opts *sourceOptions, limit int64, format string, width int, out io.Writer, p *progress) error {
 	want := limit // rows to read, -1: all
 	if format == "table" && (want < 0 || want > defaultTableRows) {
 		want = defaultTableRows
 	}
 	if want >= 0 && want < int64(arrowpq.DefaultBatchSize) {
-		opts.BatchSize = int(max(want, 1))
+		opts.read.BatchSize = int(max(want, 1))
+		opts.text.batchRows = int(max(want, 1))
 	}
-	r, err := arrowpq.OpenFile(path, opts)
+	src, err := openSources(context.Background(), names, opts)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	return printRows(r, opts.Columns, r.NumRows(), want, format, width, out)
+	defer func() { src.close() }()
+	p.start(src.total, src.size)
+	return printRows(&sourceReader{src: src, p: p}, opts.read.Columns, src.total, want, format, width, out)
+}
+
+// sourceReader reads a batchSource as a batchReader, and draws progress.
+type sourceReader struct {
+	src  *batchSource
+	p    *progress
+	cur  arrow.RecordBatch
+	err  error
+	rows int64
+}
+
+func (s *sourceReader) Schema() *arrow.Schema         { return s.src.schema }
+func (s *sourceReader) RecordBatch() arrow.RecordBatch { return s.cur }
+func (s *sourceReader) Err() error                     { return s.err }
+
+func (s *sourceReader) Next() bool {
+	if s.cur != nil && s.src.release {
+		s.cur.Release()
+	}
+	s.cur = nil
+	rec, err := s.src.next()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			s.err = err
+		}
+		return false
+	}
+	s.cur = rec
+	s.rows += rec.NumRows()
+	var done int64
+	if s.src.done != nil {
+		done = s.src.done()
+	}
+	s.p.update(s.rows, done)
+	return true
 }
 
 // batchReader is what printRows reads: an arrowpq.Reader or a

@@ -267,7 +267,7 @@ func TestErrors(t *testing.T) {
 			[]string{"arrowpq head: flag provided but not defined: -bogus\nusage: arrowpq head ", "(see 'arrowpq head --help')\n"}},
 		{"bad size", []string{"cat", "--max-page-size", "12XB", "x.parquet"}, 2, []string{`unknown unit "XB"`}},
 		{"seconds", []string{"cat", "--int96-unit", "s", "x.parquet"}, 2, []string{"seconds are not available for INT96; use ms"}},
-		{"two files", []string{"head", "a", "b"}, 2, []string{"arrowpq head: want one FILE, got 2 arguments\n"}},
+		{"two files, first missing", []string{"head", "a", "b"}, 1, []string{"arrowpq head: open a: no such file or directory\n"}},
 		{"unknown command", []string{"frobnicate"}, 2, []string{"arrowpq: unknown command \"frobnicate\""}},
 		{"bad format", []string{"cat", "--format", "xml", "x"}, 2, []string{"unknown --format \"xml\""}},
 		{"negative limit", []string{"head", "-n", "-5", "x"}, 2, []string{"--limit -5"}},

@@ -215,7 +215,7 @@ func expandInputs(args []string) ([]string, error) {
 			sort.Strings(files)
 			out = append(out, files...)
 		default:
-			return nil, err
+			out = append(out, a) // opening it says what is wrong
 		}
 	}
 	return out, nil

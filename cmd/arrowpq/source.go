@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
@@ -156,15 +157,64 @@ func openSource(ctx context.Context, name string, opts *sourceOptions) (*batchSo
 			return nil, err
 		}
 	}
-	var src *batchSource
 	if magic == fmtParquet {
-		src, err = openParquetSource(ctx, in, opts)
-	} else {
-		src, err = openIPCFile(in)
+		src, err := openParquetSource(ctx, in, opts)
+		if err != nil {
+			in.close()
+		}
+		return src, err
 	}
+	src, err := openIPCFile(in)
 	if err != nil {
 		in.close()
 		return nil, err
+	}
+	return selectColumns(src, opts.read.Columns)
+}
+
+// selectColumns keeps the top-level columns of src that cols names (a
+// name, or a dotted path inside it), for the formats whose readers cannot
+// select columns themselves; the Parquet reader does it while reading.
+func selectColumns(src *batchSource, cols []string) (*batchSource, error) {
+	if len(cols) == 0 {
+		return src, nil
+	}
+	var keep []int
+	for i, f := range src.schema.Fields() {
+		for _, c := range cols {
+			if c == f.Name || strings.HasPrefix(c, f.Name+".") {
+				keep = append(keep, i)
+				break
+			}
+		}
+	}
+	if len(keep) == 0 {
+		src.close()
+		return nil, fmt.Errorf("%s: none of the columns %s is in the input", src.name, strings.Join(cols, ", "))
+	}
+	fields := make([]arrow.Field, len(keep))
+	for k, i := range keep {
+		fields[k] = src.schema.Field(i)
+	}
+	md := src.schema.Metadata()
+	schema := arrow.NewSchema(fields, &md)
+	inner := src.next
+	release := src.release
+	src.schema, src.release = schema, true
+	src.next = func() (arrow.RecordBatch, error) {
+		rec, err := inner()
+		if err != nil {
+			return nil, err
+		}
+		cols := make([]arrow.Array, len(keep))
+		for k, i := range keep {
+			cols[k] = rec.Column(i)
+		}
+		out := array.NewRecordBatch(schema, cols, rec.NumRows())
+		if release {
+			rec.Release()
+		}
+		return out, nil
 	}
 	return src, nil
 }
@@ -194,6 +244,10 @@ func openStreamSource(in *input, format string, opts *sourceOptions) (*batchSour
 		src.size = in.size
 	}
 	src.done = func() int64 { return cr.n }
+	if src, err = selectColumns(src, opts.read.Columns); err != nil {
+		in.close()
+		return nil, err
+	}
 	inner := src.close
 	src.close = func() error {
 		err := inner()
