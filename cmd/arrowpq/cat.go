@@ -131,7 +131,7 @@ type sourceReader struct {
 	rows int64
 }
 
-func (s *sourceReader) Schema() *arrow.Schema         { return s.src.schema }
+func (s *sourceReader) Schema() *arrow.Schema          { return s.src.schema }
 func (s *sourceReader) RecordBatch() arrow.RecordBatch { return s.cur }
 func (s *sourceReader) Err() error                     { return s.err }
 

@@ -54,7 +54,7 @@ func init() {
 		},
 	})
 	register(&command{
-		name:    "size",
+		name: "size",
 		summary: "print the compressed and uncompressed size of each column and of the file\n\n" +
 			"Sizes are summed over the row groups and include the page headers, as the footer states them.\n" +
 			"With several files (or a directory, or a glob) the sizes are summed over the files, by column path.",
