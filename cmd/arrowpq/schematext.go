@@ -368,7 +368,14 @@ func setAnnotation(el *format.SchemaElement, ann string) error {
 		}
 		lt.INTEGER = &format.IntType{BitWidth: int8(bits), IsSigned: parts[1] == "TRUE"}
 	default:
-		return fmt.Errorf("unknown annotation %q", ann)
+		// A legacy ConvertedType name (INT_64, TIMESTAMP_MICROS, ...), as
+		// the text notation shows files that have no LogicalType.
+		c, err := format.ConvertedTypeFromString(name)
+		if err != nil || args != "" {
+			return fmt.Errorf("unknown annotation %q", ann)
+		}
+		ct(c)
+		return nil
 	}
 	el.LogicalType = lt
 	return nil

@@ -16,26 +16,28 @@ const module = "github.com/arrowpq/arrowpq"
 // import directly. A package missing from the table fails the test, so that
 // a new package must take a place in the drawing.
 var allowed = map[string][]string{
-	"metadata":            {"metadata/format"},
-	"metadata/format":     {},
-	"internal/bitpack":    {},
-	"internal/archtest":   {},
-	"internal/codectest":  {"metadata/format", "internal/bitpack"},
-	"internal/oracle":     {"internal/testshared"},
-	"internal/forge":      {"metadata", "metadata/format"},
-	"internal/testshared": {},
-	"levels":              {"internal/bitpack"},
-	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
-	"typemap":             {"metadata", "metadata/format"},
-	"arrowpq":             {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack"},
-	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
-	"benchmarks":          {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
-	"cmd/arrowpq":         {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
+	"metadata":              {"metadata/format"},
+	"metadata/format":       {},
+	"internal/bitpack":      {},
+	"internal/archtest":     {},
+	"internal/codectest":    {"metadata/format", "internal/bitpack"},
+	"internal/oracle":       {"internal/testshared", "internal/arrowjson"},
+	"internal/arrowjson":    {},
+	"internal/forge":        {"metadata", "metadata/format"},
+	"internal/testshared":   {},
+	"levels":                {"internal/bitpack"},
+	"pagecodec":             {"metadata", "metadata/format", "internal/bitpack"},
+	"typemap":               {"metadata", "metadata/format"},
+	"arrowpq":               {"metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack"},
+	"pqflight":              {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
+	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
+	"cmd/arrowpq":           {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/arrowjson"},
+	"benchmarks/cmd/charts": {},
 }
 
 // arrowUsers may import arrow-go in product code; no product package may
 // import arrow-go's own Parquet implementation, which is our test oracle.
-var arrowUsers = map[string]bool{"internal/oracle": true, "typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
+var arrowUsers = map[string]bool{"internal/oracle": true, "internal/arrowjson": true, "typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
 
 type goPackage struct {
 	ImportPath string
