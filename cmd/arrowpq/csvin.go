@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowcsv "github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -142,27 +144,139 @@ func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, err
 			}
 		}
 	}
+	// Dates are read as strings and converted here: arrow-go's CSV reader
+	// parses each with time.Parse, which was 13% of a 1 GB convert with
+	// three date columns (profile in docs/performance.md).
+	readSchema, dateCols := datesAsStrings(schema)
 	// The reader reads the sample again, then the rest of the input.
 	rest := io.MultiReader(bytes.NewReader(sample.Bytes()), br)
-	cr := arrowcsv.NewReader(rest, schema,
+	cr := arrowcsv.NewReader(rest, readSchema,
 		arrowcsv.WithComma(comma),
 		arrowcsv.WithHeader(!to.noHeader && len(names) > 0),
 		arrowcsv.WithNullReader(true, nulls...),
 		arrowcsv.WithChunk(batchRows))
 	var rows int64
-	return &batchSource{schema: schema, kv: map[string]string{}, total: -1, release: false,
+	return &batchSource{schema: schema, kv: map[string]string{}, total: -1, release: true,
 		close: func() error { cr.Release(); return nil },
 		next: func() (arrow.RecordBatch, error) {
 			if cr.Next() {
 				rec := cr.RecordBatch()
+				out, err := convertDates(rec, schema, dateCols, rows)
 				rows += rec.NumRows()
-				return rec, nil
+				return out, err
 			}
 			if err := cr.Err(); err != nil {
 				return nil, fmt.Errorf("csv: after row %d: %w", rows, err)
 			}
 			return nil, io.EOF
 		}}, nil
+}
+
+// datesAsStrings returns schema with its Date32 fields made strings, and
+// their indices.
+func datesAsStrings(schema *arrow.Schema) (*arrow.Schema, []int) {
+	var cols []int
+	fields := schema.Fields()
+	for i, f := range fields {
+		if f.Type.ID() == arrow.DATE32 {
+			cols = append(cols, i)
+			fields[i].Type = arrow.BinaryTypes.String
+		}
+	}
+	if len(cols) == 0 {
+		return schema, nil
+	}
+	return arrow.NewSchema(fields, nil), cols
+}
+
+// convertDates returns rec under schema with the string columns at
+// dateCols parsed as dates; the caller releases the result. firstRow
+// numbers rec's first row for errors.
+func convertDates(rec arrow.RecordBatch, schema *arrow.Schema, dateCols []int, firstRow int64) (arrow.RecordBatch, error) {
+	cols := append([]arrow.Array(nil), rec.Columns()...)
+	var made []arrow.Array
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
+	for _, c := range dateCols {
+		strs := cols[c].(*array.String)
+		b := array.NewDate32Builder(memory.DefaultAllocator)
+		b.Reserve(strs.Len())
+		for i := 0; i < strs.Len(); i++ {
+			if strs.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			d, ok := parseDate(strs.Value(i))
+			if !ok {
+				b.Release()
+				return nil, fmt.Errorf("csv: row %d, column %q: %q is not a date (YYYY-MM-DD)", firstRow+int64(i)+1, schema.Field(c).Name, strs.Value(i))
+			}
+			b.UnsafeAppend(d)
+		}
+		a := b.NewArray()
+		b.Release()
+		made = append(made, a)
+		cols[c] = a
+	}
+	return array.NewRecordBatch(schema, cols, rec.NumRows()), nil
+}
+
+// parseDate reads YYYY-MM-DD (what time.Parse("2006-01-02") accepts:
+// four-digit year, a real day of the month) as days since 1970-01-01.
+func parseDate(s string) (arrow.Date32, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	num := func(b string) (int, bool) {
+		n := 0
+		for i := 0; i < len(b); i++ {
+			if b[i] < '0' || b[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(b[i]-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(s[0:4])
+	m, ok2 := num(s[5:7])
+	d, ok3 := num(s[8:10])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return 0, false
+	}
+	return arrow.Date32(daysFromCivil(y, m, d)), true
+}
+
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil counts days from 1970-01-01 to y-m-d in the proleptic
+// Gregorian calendar (Howard Hinnant's days_from_civil algorithm).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // csvType reports whether CSV text can hold values of type t.

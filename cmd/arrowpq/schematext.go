@@ -201,42 +201,41 @@ func parseFields(l *schemaLexer, elems *[]*format.SchemaElement, depth int) (int
 		if err != nil {
 			return 0, err
 		}
-		if tok == "(" {
-			var ann []string
-			for {
-				t, err := l.next()
+		// "(ANNOTATION)" and "= ID" may come in either order.
+		for tok == "(" || tok == "=" {
+			if tok == "(" {
+				var ann []string
+				for {
+					t, err := l.next()
+					if err != nil {
+						return 0, err
+					}
+					if t == "" {
+						return 0, errors.New("missing )")
+					}
+					if t == ")" {
+						joined := strings.Join(ann, "")
+						if strings.Count(joined, "(") == strings.Count(joined, ")") {
+							break
+						}
+					}
+					ann = append(ann, t)
+				}
+				if err := setAnnotation(el, strings.Join(ann, "")); err != nil {
+					return 0, fmt.Errorf("field %s: %w", el.Name, err)
+				}
+			} else {
+				idText, err := l.next()
 				if err != nil {
 					return 0, err
 				}
-				if t == "" {
-					return 0, errors.New("missing )")
+				id, err := strconv.ParseInt(idText, 10, 32)
+				if err != nil {
+					return 0, fmt.Errorf("field %s: bad field id %q", el.Name, idText)
 				}
-				if t == ")" {
-					depthOK := strings.Count(strings.Join(ann, ""), "(") == strings.Count(strings.Join(ann, ""), ")")
-					if depthOK {
-						break
-					}
-				}
-				ann = append(ann, t)
+				id32 := int32(id)
+				el.FieldID = &id32
 			}
-			if err := setAnnotation(el, strings.Join(ann, "")); err != nil {
-				return 0, fmt.Errorf("field %s: %w", el.Name, err)
-			}
-			if tok, err = l.next(); err != nil {
-				return 0, err
-			}
-		}
-		if tok == "=" {
-			idText, err := l.next()
-			if err != nil {
-				return 0, err
-			}
-			id, err := strconv.ParseInt(idText, 10, 32)
-			if err != nil {
-				return 0, fmt.Errorf("field %s: bad field id %q", el.Name, idText)
-			}
-			id32 := int32(id)
-			el.FieldID = &id32
 			if tok, err = l.next(); err != nil {
 				return 0, err
 			}
