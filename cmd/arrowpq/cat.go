@@ -18,7 +18,10 @@ import (
 
 func init() {
 	for _, name := range []string{"cat", "head"} {
-		summary := "print the rows of a file as a table, JSON lines or CSV (FILE - reads stdin)\n\n" +
+		summary := "print the rows of files as a table, JSON lines or CSV (FILE - reads stdin)\n\n" +
+			"FILE is Parquet, Arrow IPC, CSV/TSV or JSON/NDJSON (see convert --help for how the format\n" +
+			"is found and CSV/JSON types are inferred). Several files, a directory (its *.parquet) or a\n" +
+			"glob are read as one table: columns united by name, a missing column is null.\n\n" +
 			"The table fits the terminal: long cells are cut with …, and columns that do\n" +
 			"not fit are left out from the middle (a … column marks where); the footer\n" +
 			"counts rows and columns. Output to a file or pipe is never cut. NULL is a\n" +
@@ -26,7 +29,7 @@ func init() {
 			"A table shows at most 10000 rows; jsonl and csv print every row."
 		defLimit := int64(-1)
 		if name == "head" {
-			summary = "print the first rows of a file (cat -n 10)\n\n" + summary[strings.Index(summary, "The table"):]
+			summary = "print the first rows of files (cat -n 10)\n\n" + summary[strings.Index(summary, "FILE is"):]
 			defLimit = 10
 		}
 		register(&command{

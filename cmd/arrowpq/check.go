@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -251,12 +252,12 @@ func (ck *checker) schema(f *metadata.File) {
 func (ck *checker) readAll(path string) {
 	// Milliseconds take every INT96 date (Spark writes year 9999 and
 	// later, past the nanosecond range); the unit is not what is checked.
-	r, err := arrowpq.OpenFile(path, &arrowpq.ReadOptions{SkipChecksums: true, MaxPageSize: 1 << 30, Int96Unit: arrow.Millisecond})
+	r, closeR, err := openReader(context.Background(), path, &arrowpq.ReadOptions{SkipChecksums: true, MaxPageSize: 1 << 30, Int96Unit: arrow.Millisecond})
 	if err != nil {
 		ck.add(-1, "", -1, -1, "read: %s", errorText(err))
 		return
 	}
-	defer r.Close()
+	defer closeR()
 	for r.Next() {
 	}
 	if err := r.Err(); err != nil {

@@ -258,11 +258,11 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 func flightPut(ctx context.Context, c flight.Client, local, remote string, cfg *flightConfig, out io.Writer) error {
 	ropts := &arrowpq.ReadOptions{Context: ctx}
 	cfg.read.apply(ropts)
-	r, err := arrowpq.OpenFile(local, ropts)
+	r, closeR, err := openReader(ctx, local, ropts)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer closeR()
 	opts := &pqflight.ClientOptions{}
 	if cfg.compression != "" {
 		comp, err := arrowpq.ParseCompression(cfg.compression)
