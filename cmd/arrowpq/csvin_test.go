@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +130,54 @@ func TestCSVDateErrorNamesColumn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `row 6, column "d": "2024-02-30" is not a date`) {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// TestArrowSchemaJSON reads a schema in the Arrow integration JSON form
+// (hand-written from the format's description) and uses it for CSV.
+func TestArrowSchemaJSON(t *testing.T) {
+	text := `{"fields": [
+	  {"name": "id", "nullable": false, "type": {"name": "int", "isSigned": true, "bitWidth": 32}, "children": []},
+	  {"name": "price", "nullable": true, "type": {"name": "decimal", "precision": 9, "scale": 2}, "children": []},
+	  {"name": "at", "nullable": true, "type": {"name": "timestamp", "unit": "MILLISECOND", "timezone": "UTC"}, "children": []},
+	  {"name": "tags", "nullable": true, "type": {"name": "list"}, "children": [
+	    {"name": "item", "nullable": true, "type": {"name": "utf8"}, "children": []}]},
+	  {"name": "m", "nullable": true, "type": {"name": "map", "keysSorted": false}, "children": [
+	    {"name": "entries", "nullable": false, "type": {"name": "struct"}, "children": [
+	      {"name": "key", "nullable": false, "type": {"name": "utf8"}, "children": []},
+	      {"name": "value", "nullable": true, "type": {"name": "floatingpoint", "precision": "DOUBLE"}, "children": []}]}]}
+	]}`
+	got, err := loadSchema(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "price", Type: &arrow.Decimal128Type{Precision: 9, Scale: 2}, Nullable: true},
+		{Name: "at", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "tags", Type: arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64), Nullable: true},
+	}, nil)
+	if !got.Equal(want) {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	dir := t.TempDir()
+	in := dir + "/in.ndjson"
+	os.WriteFile(in, []byte(`{"id":1,"price":"12.30","at":"2024-01-02T03:04:05.006Z","tags":["a"],"m":[{"key":"k","value":1.5}]}`+"\n"), 0o644)
+	out := runOut(t, "convert", "--schema", text, in, "--to", "ndjson", "-")
+	if want := `{"id":1,"price":"12.30","at":"2024-01-02T03:04:05.006Z","tags":["a"],"m":[{"key":"k","value":1.5}]}` + "\n"; out != want {
+		t.Fatalf("got %s want %s", out, want)
+	}
+	if _, err := loadSchema(`{"fields":[{"name":"x","type":{"name":"int","bitWidth":7}}]}`); err == nil || !strings.Contains(err.Error(), "field x: int bitWidth 7") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// FuzzArrowSchemaJSON: any text gives a schema or an error, never a panic.
+func FuzzArrowSchemaJSON(f *testing.F) {
+	f.Add(`{"fields":[{"name":"a","type":{"name":"map"},"children":[{"name":"e","type":{"name":"struct"},"children":[{"name":"k","type":{"name":"utf8"}},{"name":"v","type":{"name":"bool"}}]}]}]}`)
+	f.Add(`{"fields":[{"name":"d","type":{"name":"decimal","precision":40,"scale":2}}]}`)
+	f.Add(`{"fields":[{"name":"l","type":{"name":"fixedsizelist","listSize":-1},"children":[{"name":"i","type":{"name":"int","bitWidth":8}}]}]}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		parseArrowSchemaJSON(text)
+	})
 }

@@ -23,7 +23,7 @@ func (f *inputFlags) register(fs *flag.FlagSet, csvOut bool) {
 	fs.BoolVar(&f.header, "header", true, "CSV: the first line names the columns (--header=false: it is data, columns are column0, column1, ...)")
 	fs.Var(&f.nulls, "null", `CSV: a string read as null; repeat for several (default: only the empty string, as DuckDB; --null NA --null "" for R's)`)
 	fs.IntVar(&f.sampleRows, "sample-rows", defaultSampleRows, "CSV and JSON: rows read to infer the column types")
-	fs.StringVar(&f.schema, "schema", "", "CSV and JSON: the columns, instead of inferring them: a Parquet schema in the text notation of 'arrowpq schema' (inline, or a file holding it), or a Parquet or Arrow file whose schema to use")
+	fs.StringVar(&f.schema, "schema", "", "CSV and JSON: the columns, instead of inferring them: a Parquet schema in the text notation of 'arrowpq schema' or Arrow schema JSON ({\"fields\":[...]}, Arrow's integration-test form), inline or in a file; or a Parquet or Arrow file whose schema to use")
 	f.read.register(fs)
 }
 

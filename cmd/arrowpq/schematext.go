@@ -21,8 +21,9 @@ import (
 	"github.com/arrowpq/arrowpq/typemap"
 )
 
-// loadSchema reads the value of --schema: inline schema text, a file
-// holding schema text, or a Parquet or Arrow IPC file.
+// loadSchema reads the value of --schema: inline Parquet schema text or
+// Arrow schema JSON, a file holding either, or a Parquet or Arrow IPC
+// file.
 func loadSchema(arg string) (*arrow.Schema, error) {
 	text := arg
 	if !strings.Contains(arg, "{") {
@@ -50,6 +51,9 @@ func loadSchema(arg string) (*arrow.Schema, error) {
 			return fr.Schema(), nil
 		}
 		text = string(b)
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "{") {
+		return parseArrowSchemaJSON(text)
 	}
 	s, err := parseSchemaText(text)
 	if err != nil {
