@@ -166,7 +166,7 @@ func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, err
 				return out, err
 			}
 			if err := cr.Err(); err != nil {
-				return nil, fmt.Errorf("csv: after row %d: %w", rows, err)
+				return nil, fmt.Errorf("csv: %w (%d rows read before)", err, rows)
 			}
 			return nil, io.EOF
 		}}, nil

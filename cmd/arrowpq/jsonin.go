@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -167,7 +168,10 @@ func openJSON(r io.Reader, opts *sourceOptions) (*batchSource, error) {
 				return rec, nil
 			}
 			if err := jr.Err(); err != nil && err != io.EOF {
-				return nil, fmt.Errorf("json: after row %d: %w", rows, err)
+				if !strings.HasPrefix(err.Error(), "json: ") {
+					err = fmt.Errorf("json: %w", err)
+				}
+				return nil, fmt.Errorf("%w (%d rows read before)", err, rows)
 			}
 			return nil, io.EOF
 		}}, nil

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -239,6 +241,17 @@ func openStreamSource(in *input, format string, opts *sourceOptions) (*batchSour
 		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
 	src.name = in.name
+	next := src.next
+	src.next = func() (arrow.RecordBatch, error) {
+		rec, err := next()
+		if err != nil && err != io.EOF {
+			err = fmt.Errorf("%s: %w", in.name, err)
+			if opts.schema == nil && format != fmtArrows && !errors.Is(err, csv.ErrFieldCount) {
+				err = fmt.Errorf("%w (the column types were inferred from the first %d rows: raise --sample-rows or give --schema)", err, max(opts.text.sampleRows, 1))
+			}
+		}
+		return rec, err
+	}
 	src.size = -1
 	if in.ra != nil {
 		src.size = in.size
