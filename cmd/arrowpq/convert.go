@@ -107,10 +107,9 @@ type textOutput struct {
 	noHeader  bool
 }
 
-// openSink opens the output: path, or stdout for "-". Parquet files go
-// through arrowpq.CreateFile (temporary file, renamed on Close, removed
-// by Abort); the other formats through createOutput, which does the same
-// in the CLI.
+// openSink opens the output: path, or stdout for "-". Every format goes
+// through createOutput (a temporary file renamed over path on success,
+// removed on failure).
 func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions, tf textOutput, stdout io.Writer) (*batchSink, error) {
 	switch format {
 	case fmtCSV, fmtTSV:
@@ -119,20 +118,6 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 				return nil, fmt.Errorf("column %q is %s: CSV cannot hold nested values (write JSON, Parquet or Arrow, or leave the column out)", f.Name, f.Type)
 			}
 		}
-	}
-	if format == fmtParquet {
-		opts.KeyValueMetadata = src.kv
-		var w *arrowpq.Writer
-		var err error
-		if path == "-" {
-			w, err = arrowpq.NewWriter(stdout, src.schema, opts)
-		} else {
-			w, err = arrowpq.CreateFile(path, src.schema, opts)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &batchSink{write: w.Write, close: w.Close, abort: func() { w.Abort() }}, nil
 	}
 	var (
 		dst    io.Writer
@@ -149,6 +134,27 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 		dst, commit, abort = o, o.Commit, func() { o.Abort() }
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
+	if format == fmtParquet {
+		opts.KeyValueMetadata = src.kv
+		w, err := arrowpq.NewWriter(bw, src.schema, opts)
+		if err != nil {
+			abort()
+			return nil, err
+		}
+		return &batchSink{write: w.Write,
+			close: func() error {
+				err := w.Close()
+				if err == nil {
+					err = bw.Flush()
+				}
+				if err != nil {
+					abort()
+					return err
+				}
+				return commit()
+			},
+			abort: func() { w.Abort(); abort() }}, nil
+	}
 	finish := func(closeWriter func() error) error {
 		err := closeWriter()
 		if err == nil {
