@@ -2,7 +2,8 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +18,10 @@ import (
 
 func init() {
 	for _, name := range []string{"cat", "head"} {
-		summary := "print the rows of a file as a table, JSON lines or CSV (FILE - reads stdin)\n\n" +
+		summary := "print the rows of files as a table, JSON lines or CSV (FILE - reads stdin)\n\n" +
+			"FILE is Parquet, Arrow IPC, CSV/TSV or JSON/NDJSON (see convert --help for how the format\n" +
+			"is found and CSV/JSON types are inferred). Several files, a directory (its *.parquet) or a\n" +
+			"glob are read as one table: columns united by name, a missing column is null.\n\n" +
 			"The table fits the terminal: long cells are cut with …, and columns that do\n" +
 			"not fit are left out from the middle (a … column marks where); the footer\n" +
 			"counts rows and columns. Output to a file or pipe is never cut. NULL is a\n" +
@@ -25,13 +29,13 @@ func init() {
 			"A table shows at most 10000 rows; jsonl and csv print every row."
 		defLimit := int64(-1)
 		if name == "head" {
-			summary = "print the first rows of a file (cat -n 10)\n\n" + summary[strings.Index(summary, "The table"):]
+			summary = "print the first rows of files (cat -n 10)\n\n" + summary[strings.Index(summary, "FILE is"):]
 			defLimit = 10
 		}
 		register(&command{
 			name:    name,
 			summary: summary,
-			usage:   "[-n N] [--columns a,b.c] [--format table|jsonl|csv] [--wide | --max-width N] [--int96-unit us] [--skip-checksums] [--max-page-size SIZE] FILE",
+			usage:   "[-n N] [--columns a,b.c] [--format table|jsonl|csv] [--wide | --max-width N] [input flags] FILE...",
 			setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 				columns := fs.String("columns", "", "comma-separated columns to print, in this order: top-level names or dotted paths (a leaf inside a struct, list or map keeps its parents)")
 				limit := fs.Int64("limit", defLimit, "print at most N rows (-1: all)")
@@ -39,11 +43,13 @@ func init() {
 				format := fs.String("format", "table", "output format: table, jsonl or csv")
 				wide := fs.Bool("wide", false, "table: do not fit the terminal (nothing cut or left out)")
 				maxWidth := fs.Int("max-width", 0, "table: fit this many characters, terminal or not (0: the terminal's width)")
-				var rf readFlags
-				rf.register(fs)
+				var inf inputFlags
+				inf.register(fs, false)
+				var pf progressFlags
+				pf.register(fs)
 				return func(args []string, out io.Writer) error {
-					if len(args) != 1 {
-						return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
+					if len(args) == 0 {
+						return &usageError{"want at least one FILE"}
 					}
 					if *limit < -1 {
 						return &usageError{fmt.Sprintf("--limit %d: want N >= 0, or -1 for all", *limit)}
@@ -64,15 +70,20 @@ func init() {
 					if *format != "table" && *format != "jsonl" && *format != "csv" {
 						return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", *format)}
 					}
-					opts := &arrowpq.ReadOptions{Columns: splitList(*columns)}
-					rf.apply(opts)
-					path, cleanup, err := inputPath(args[0])
+					sopts, err := inf.options()
 					if err != nil {
 						return err
 					}
-					defer cleanup()
+					sopts.read.Columns = splitList(*columns)
+					names, err := expandInputs(args)
+					if err != nil {
+						return err
+					}
 					bw := bufio.NewWriterSize(out, 64<<10)
-					if err := catFile(path, opts, *limit, *format, width, bw); err != nil {
+					p := pf.open(os.Stderr, true)
+					err = catFiles(names, sopts, *limit, *format, width, bw, p)
+					p.finish()
+					if err != nil {
 						return err
 					}
 					return bw.Flush()
@@ -93,23 +104,60 @@ func splitList(s string) []string {
 	return out
 }
 
-// catFile prints the rows of path. It stops reading as soon as it has
-// the rows it prints (limit, or the table's row cap), so that head reads
-// one batch of limit rows however large the file is.
-func catFile(path string, opts *arrowpq.ReadOptions, limit int64, format string, width int, out io.Writer) error {
+// catFiles prints the rows of the inputs. It stops reading as soon as it
+// has the rows it prints (limit, or the table's row cap), so that head
+// reads one batch of limit rows however large the file is.
+func catFiles(names []string, opts *sourceOptions, limit int64, format string, width int, out io.Writer, p *progress) error {
 	want := limit // rows to read, -1: all
 	if format == "table" && (want < 0 || want > defaultTableRows) {
 		want = defaultTableRows
 	}
 	if want >= 0 && want < int64(arrowpq.DefaultBatchSize) {
-		opts.BatchSize = int(max(want, 1))
+		opts.read.BatchSize = int(max(want, 1))
+		opts.text.batchRows = int(max(want, 1))
 	}
-	r, err := openParquetURL(path, opts) // url.go
+	src, err := openSources(context.Background(), names, opts)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	return printRows(r, opts.Columns, r.NumRows(), want, format, width, out)
+	defer func() { src.close() }()
+	p.start(src.total, src.size)
+	return printRows(&sourceReader{src: src, p: p}, opts.read.Columns, src.total, want, format, width, out)
+}
+
+// sourceReader reads a batchSource as a batchReader, and draws progress.
+type sourceReader struct {
+	src  *batchSource
+	p    *progress
+	cur  arrow.RecordBatch
+	err  error
+	rows int64
+}
+
+func (s *sourceReader) Schema() *arrow.Schema          { return s.src.schema }
+func (s *sourceReader) RecordBatch() arrow.RecordBatch { return s.cur }
+func (s *sourceReader) Err() error                     { return s.err }
+
+func (s *sourceReader) Next() bool {
+	if s.cur != nil && s.src.release {
+		s.cur.Release()
+	}
+	s.cur = nil
+	rec, err := s.src.next()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			s.err = err
+		}
+		return false
+	}
+	s.cur = rec
+	s.rows += rec.NumRows()
+	var done int64
+	if s.src.done != nil {
+		done = s.src.done()
+	}
+	s.p.update(s.rows, done)
+	return true
 }
 
 // batchReader is what printRows reads: an arrowpq.Reader or a
@@ -139,7 +187,7 @@ func printRows(r batchReader, asked []string, total, want int64, format string, 
 	case "jsonl":
 		rw = &jsonlWriter{w: out}
 	case "csv":
-		rw = &csvWriter{w: csv.NewWriter(out), names: sc}
+		rw = newCSVWriter(out, sc, false, textOutput{})
 	default:
 		return &usageError{fmt.Sprintf("unknown --format %q: want table, jsonl or csv", format)}
 	}
@@ -226,29 +274,6 @@ func reorder(rec arrow.RecordBatch, sc *arrow.Schema, order []int) arrow.RecordB
 		cols[k] = rec.Column(i)
 	}
 	return array.NewRecordBatch(sc, cols, rec.NumRows())
-}
-
-// inputPath returns a path to read for the FILE argument: the argument
-// itself, or for "-" a temporary copy of stdin, since Parquet is read from
-// the end (the footer) and a pipe cannot seek. cleanup removes the copy.
-func inputPath(arg string) (path string, cleanup func(), err error) {
-	if arg != "-" {
-		return arg, func() {}, nil
-	}
-	f, err := os.CreateTemp("", "arrowpq-stdin-*.parquet")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup = func() { os.Remove(f.Name()) }
-	_, err = io.Copy(f, stdin)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("copy stdin: %w", err)
-	}
-	return f.Name(), cleanup, nil
 }
 
 // stdin is what "-" reads; tests replace it.

@@ -10,12 +10,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -44,8 +46,10 @@ func init() {
 			"  * ARROW:schema matches the Parquet schema;\n" +
 			"  * the whole file reads with arrowpq.\n" +
 			"Exit status 1 when anything is wrong; 0 with a one-line summary when all is well.",
-		usage: "FILE",
+		usage: "[--progress | --quiet] FILE",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+			var pf progressFlags
+			pf.register(fs)
 			return func(args []string, out io.Writer) error {
 				if len(args) != 1 {
 					return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
@@ -55,8 +59,9 @@ func init() {
 					return err
 				}
 				defer cleanup()
-				ck := &checker{}
+				ck := &checker{p: pf.open(os.Stderr, false)}
 				ck.file(path)
+				ck.p.finish()
 				var b strings.Builder
 				for _, f := range ck.findings {
 					b.WriteString(f.String())
@@ -146,6 +151,7 @@ const maxFindingsPerChunk = 20
 type checker struct {
 	findings []finding
 	summary  string
+	p        *progress // drawn per column chunk: rows of the row groups done, bytes of the chunks done
 }
 
 func (ck *checker) add(rg int, col string, page int, off int64, format string, args ...any) {
@@ -176,8 +182,9 @@ func (ck *checker) file(path string) {
 	defer p.Close()
 	f := p.meta
 	ck.schema(f)
-	var rows, pages int64
+	var rows, pages, doneBytes int64
 	ck.overlaps(f)
+	ck.p.start(f.NumRows(), f.Size)
 	for rg, g := range f.Meta.RowGroups {
 		rows += g.NumRows
 		if g.NumRows < 0 {
@@ -193,6 +200,8 @@ func (ck *checker) file(path string) {
 			n, size := ck.chunk(p, rg, c, g.NumRows)
 			pages += int64(n)
 			comp += size
+			doneBytes += size
+			ck.p.update(rows, doneBytes)
 			if len(ck.findings)-before > maxFindingsPerChunk {
 				extra := len(ck.findings) - before - maxFindingsPerChunk
 				ck.findings = ck.findings[:before+maxFindingsPerChunk]
@@ -243,12 +252,12 @@ func (ck *checker) schema(f *metadata.File) {
 func (ck *checker) readAll(path string) {
 	// Milliseconds take every INT96 date (Spark writes year 9999 and
 	// later, past the nanosecond range); the unit is not what is checked.
-	r, err := arrowpq.OpenFile(path, &arrowpq.ReadOptions{SkipChecksums: true, MaxPageSize: 1 << 30, Int96Unit: arrow.Millisecond})
+	r, closeR, err := openReader(context.Background(), path, &arrowpq.ReadOptions{SkipChecksums: true, MaxPageSize: 1 << 30, Int96Unit: arrow.Millisecond})
 	if err != nil {
 		ck.add(-1, "", -1, -1, "read: %s", errorText(err))
 		return
 	}
-	defer r.Close()
+	defer closeR()
 	for r.Next() {
 	}
 	if err := r.Err(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/status"
@@ -39,6 +40,7 @@ type flightConfig struct {
 	pattern     string
 	compression string
 	read        readFlags // put: how to read the local file
+	progress    progressFlags
 }
 
 func init() {
@@ -63,6 +65,7 @@ func init() {
 			fs.StringVar(&cfg.pattern, "pattern", "", "list: only paths matching this glob (path.Match syntax)")
 			fs.StringVar(&cfg.compression, "compression", "", "put, get -o: codec of the written file (snappy, zstd, gzip, brotli, lz4raw, none)")
 			cfg.read.register(fs)
+			cfg.progress.register(fs)
 			return func(args []string, out io.Writer) error {
 				if len(args) < 2 {
 					return &usageError{"want a subcommand (list, get or put) and ADDR"}
@@ -223,13 +226,18 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 		return err
 	}
 	var rows int64
+	p := cfg.progress.open(os.Stderr, false)
+	p.start(-1, -1)
 	for r.Next() {
 		if err := w.Write(r.RecordBatch()); err != nil {
+			p.finish()
 			w.Abort()
 			return err
 		}
 		rows += r.RecordBatch().NumRows()
+		p.update(rows, 0)
 	}
+	p.finish()
 	if err := r.Err(); err != nil {
 		w.Abort()
 		return err
@@ -250,11 +258,11 @@ func getToFile(r *pqflight.Reader, cfg *flightConfig, out io.Writer) (err error)
 func flightPut(ctx context.Context, c flight.Client, local, remote string, cfg *flightConfig, out io.Writer) error {
 	ropts := &arrowpq.ReadOptions{Context: ctx}
 	cfg.read.apply(ropts)
-	r, err := arrowpq.OpenFile(local, ropts)
+	r, closeR, err := openReader(ctx, local, ropts)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer closeR()
 	opts := &pqflight.ClientOptions{}
 	if cfg.compression != "" {
 		comp, err := arrowpq.ParseCompression(cfg.compression)
@@ -263,7 +271,10 @@ func flightPut(ctx context.Context, c flight.Client, local, remote string, cfg *
 		}
 		opts.WriteOptions = &arrowpq.WriteOptions{Compression: comp}
 	}
-	res, err := pqflight.Upload(ctx, c, remote, r, opts)
+	p := cfg.progress.open(os.Stderr, false)
+	p.start(r.NumRows(), -1)
+	res, err := pqflight.Upload(ctx, c, remote, &progressReader{RecordReader: r, p: p}, opts)
+	p.finish()
 	if err != nil {
 		return err
 	}
@@ -285,4 +296,20 @@ func plainStatus(err error) error {
 		return errors.New(msg)
 	}
 	return err
+}
+
+// progressReader draws progress as batches are read from a RecordReader.
+type progressReader struct {
+	array.RecordReader
+	p    *progress
+	rows int64
+}
+
+func (r *progressReader) Next() bool {
+	if !r.RecordReader.Next() {
+		return false
+	}
+	r.rows += r.RecordReader.RecordBatch().NumRows()
+	r.p.update(r.rows, 0)
+	return true
 }

@@ -26,6 +26,10 @@ func init() {
 				if len(args) == 0 {
 					return &usageError{"want at least one FILE"}
 				}
+				args, err := expandInputs(args)
+				if err != nil {
+					return err
+				}
 				var total int64
 				var b strings.Builder
 				for _, a := range args {
@@ -44,26 +48,33 @@ func init() {
 				if len(args) > 1 {
 					fmt.Fprintf(&b, "%d total\n", total)
 				}
-				_, err := io.WriteString(out, b.String())
+				_, err = io.WriteString(out, b.String())
 				return err
 			}
 		},
 	})
 	register(&command{
-		name:    "size",
-		summary: "print the compressed and uncompressed size of each column and of the file\n\nSizes are summed over the row groups and include the page headers, as the footer states them.",
-		usage:   "FILE",
+		name: "size",
+		summary: "print the compressed and uncompressed size of each column and of the file\n\n" +
+			"Sizes are summed over the row groups and include the page headers, as the footer states them.\n" +
+			"With several files (or a directory, or a glob) the sizes are summed over the files, by column path.",
+		usage: "FILE...",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			return func(args []string, out io.Writer) error {
-				if len(args) != 1 {
-					return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
+				if len(args) == 0 {
+					return &usageError{"want at least one FILE"}
 				}
-				var err error
-				_, ferr := withFile(args[0], func(p *parquetFile) error {
-					err = writeSize(out, p.meta, outputWidth(out))
-					return nil
-				})
-				return errors.Join(ferr, err)
+				names, err := expandInputs(args)
+				if err != nil {
+					return err
+				}
+				files := make([]*metadata.File, len(names))
+				for i, n := range names {
+					if files[i], err = withFile(n, func(p *parquetFile) error { return nil }); err != nil {
+						return err
+					}
+				}
+				return writeSize(out, files, outputWidth(out))
 			}
 		},
 	})
@@ -135,12 +146,7 @@ func init() {
 
 // withFile opens the FILE argument ("-" is stdin), runs fn and closes it.
 func withFile(arg string, fn func(*parquetFile) error) (*metadata.File, error) {
-	path, cleanup, err := inputPath(arg)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	p, err := openParquet(path)
+	p, err := openParquet(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -166,37 +172,55 @@ func columnCommand(fn func(p *parquetFile, c *metadata.Column, out io.Writer) er
 	}
 }
 
-func writeSize(w io.Writer, f *metadata.File, width int) error {
+func writeSize(w io.Writer, files []*metadata.File, width int) error {
 	t := &table{
 		header:     []string{"column", "compressed", "uncompressed", "ratio", "share"},
 		rightAlign: []bool{false, true, true, true, true},
 		shrink:     []int{1},
 	}
-	comp := make([]int64, len(f.Schema.Columns))
-	raw := make([]int64, len(f.Schema.Columns))
-	var tc, tr int64
-	for rg := range f.Meta.RowGroups {
-		for i := range f.Schema.Columns {
-			md, err := f.ColumnChunk(rg, i)
-			if err != nil {
-				return err
+	// Columns by dotted path, in the order first seen.
+	var paths []string
+	index := map[string]int{}
+	var comp, raw []int64
+	var tc, tr, size, footers int64
+	for _, f := range files {
+		for _, c := range f.Schema.Columns {
+			if _, ok := index[c.DottedPath]; !ok {
+				index[c.DottedPath] = len(paths)
+				paths = append(paths, c.DottedPath)
+				comp, raw = append(comp, 0), append(raw, 0)
 			}
-			comp[i] += md.TotalCompressedSize
-			raw[i] += md.TotalUncompressedSize
-			tc += md.TotalCompressedSize
-			tr += md.TotalUncompressedSize
 		}
+		for rg := range f.Meta.RowGroups {
+			for i, c := range f.Schema.Columns {
+				md, err := f.ColumnChunk(rg, i)
+				if err != nil {
+					return err
+				}
+				k := index[c.DottedPath]
+				comp[k] += md.TotalCompressedSize
+				raw[k] += md.TotalUncompressedSize
+				tc += md.TotalCompressedSize
+				tr += md.TotalUncompressedSize
+			}
+		}
+		size += f.Size
+		footers += int64(f.FooterLength) + 8
 	}
-	for i, c := range f.Schema.Columns {
-		t.add(c.DottedPath, strconv.FormatInt(comp[i], 10), strconv.FormatInt(raw[i], 10), ratio(raw[i], comp[i]), percent(comp[i], tc))
+	for i, p := range paths {
+		t.add(p, strconv.FormatInt(comp[i], 10), strconv.FormatInt(raw[i], 10), ratio(raw[i], comp[i]), percent(comp[i], tc))
 	}
 	t.add("total", strconv.FormatInt(tc, 10), strconv.FormatInt(tr, 10), ratio(tr, tc), percent(tc, tc))
 	if err := t.write(w, "", width); err != nil {
 		return err
 	}
+	what := "file"
+	if len(files) > 1 {
+		what = fmt.Sprintf("%d files", len(files))
+	}
 	// "other" is the magic, the page index and the bloom filters.
-	_, err := fmt.Fprintf(w, "\nfile %d bytes: column chunks %d, footer %d, other %d\n",
-		f.Size, tc, f.FooterLength+8, f.Size-tc-f.FooterLength-8)
+	_, err := fmt.Fprintf(w, "\n%s %d bytes: column chunks %d, footer %d, other %d\n",
+		what, size, tc, footers, size-tc-footers)
 	return err
 }
 

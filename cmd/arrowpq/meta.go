@@ -18,32 +18,87 @@ func init() {
 	register(&command{
 		name:    "meta",
 		summary: "print the file metadata: version, writer, rows, key/value metadata, and per column chunk its type, codec, encodings, sizes and statistics",
-		usage:   "[--json] FILE",
+		usage:   "[--json] [--summary] FILE...",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-			asJSON := fs.Bool("json", false, "print JSON (one object, with full key/value values) instead of text")
+			asJSON := fs.Bool("json", false, "print JSON (one object per file, with full key/value values) instead of text")
+			summary := fs.Bool("summary", false, "one line per file (rows, row groups, columns, size, writer) and the totals, instead of every column chunk")
 			return func(args []string, out io.Writer) error {
-				if len(args) != 1 {
-					return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
+				if len(args) == 0 {
+					return &usageError{"want at least one FILE"}
 				}
-				path, cleanup, err := inputPath(args[0])
+				names, err := expandInputs(args)
 				if err != nil {
 					return err
 				}
-				defer cleanup()
-				f, err := openFooter(path)
-				if err != nil {
-					return err
+				if *summary {
+					return writeMetaSummary(out, names, *asJSON, outputWidth(out))
 				}
-				m := describeFile(args[0], f)
-				if *asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					return enc.Encode(m)
+				for i, name := range names {
+					f, err := openFooter(name)
+					if err != nil {
+						return err
+					}
+					m := describeFile(name, f)
+					if *asJSON {
+						enc := json.NewEncoder(out)
+						enc.SetIndent("", "  ")
+						if err := enc.Encode(m); err != nil {
+							return err
+						}
+						continue
+					}
+					if i > 0 {
+						io.WriteString(out, "\n")
+					}
+					if err := writeMetaText(out, m, outputWidth(out)); err != nil {
+						return err
+					}
 				}
-				return writeMetaText(out, m, outputWidth(out))
+				return nil
 			}
 		},
 	})
+}
+
+// fileSummary is one line of meta --summary.
+type fileSummary struct {
+	File      string `json:"file"`
+	Rows      int64  `json:"num_rows"`
+	RowGroups int    `json:"num_row_groups"`
+	Columns   int    `json:"num_columns"`
+	Size      int64  `json:"size"`
+	CreatedBy string `json:"created_by,omitempty"`
+}
+
+func writeMetaSummary(w io.Writer, names []string, asJSON bool, width int) error {
+	var list []fileSummary
+	total := fileSummary{File: "total"}
+	for _, name := range names {
+		f, err := openFooter(name)
+		if err != nil {
+			return err
+		}
+		s := fileSummary{File: name, Rows: f.NumRows(), RowGroups: len(f.Meta.RowGroups), Columns: len(f.Schema.Columns), Size: f.Size, CreatedBy: f.CreatedBy()}
+		list = append(list, s)
+		total.Rows += s.Rows
+		total.RowGroups += s.RowGroups
+		total.Size += s.Size
+		total.Columns = max(total.Columns, s.Columns)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"files": list, "total": total})
+	}
+	t := &table{
+		header:     []string{"file", "rows", "row groups", "columns", "size", "created_by"},
+		rightAlign: []bool{false, true, true, true, true, false},
+		shrink:     []int{2, 0, 0, 0, 0, 3},
+	}
+	for _, s := range append(list, total) {
+		t.add(s.File, strconv.FormatInt(s.Rows, 10), strconv.Itoa(s.RowGroups), strconv.Itoa(s.Columns), strconv.FormatInt(s.Size, 10), s.CreatedBy)
+	}
+	return t.write(w, "", width)
 }
 
 // fileMeta is what the meta command reports; its JSON form is the --json

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/arrowpq/arrowpq/levels"
@@ -28,34 +27,13 @@ const (
 
 // parquetFile is an open Parquet file with its footer.
 type parquetFile struct {
-	path string
-	fh   *os.File
-	meta *metadata.File
+	path   string
+	fh     io.ReaderAt
+	closer func() error
+	meta   *metadata.File
 }
 
-func openParquet(path string) (*parquetFile, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		fh.Close()
-		return nil, fmt.Errorf("%s is a directory, not a Parquet file", path)
-	}
-	f, err := metadata.ReadFooter(fh, st.Size())
-	if err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &parquetFile{path: path, fh: fh, meta: f}, nil
-}
-
-func (p *parquetFile) Close() error { return p.fh.Close() }
+func (p *parquetFile) Close() error { return p.closer() }
 
 // column finds a leaf by its dotted path; an unknown one is an error that
 // lists the columns.

@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/arrowpq/arrowpq/metadata"
 )
 
 func init() {
@@ -19,12 +16,7 @@ func init() {
 				if len(args) != 1 {
 					return &usageError{fmt.Sprintf("want one FILE, got %d arguments", len(args))}
 				}
-				path, cleanup, err := inputPath(args[0])
-				if err != nil {
-					return err
-				}
-				defer cleanup()
-				f, err := openFooter(path)
+				f, err := openFooter(args[0])
 				if err != nil {
 					return err
 				}
@@ -32,25 +24,4 @@ func init() {
 			}
 		},
 	})
-}
-
-// openFooter opens path and reads its footer, with errors that name the file.
-func openFooter(path string) (*metadata.File, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a Parquet file", path)
-	}
-	f, err := metadata.ReadFooter(fh, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -17,12 +18,15 @@ import (
 // in AWS_ENDPOINT_URL_S3 uses path-style addressing), http(s)://… for
 // reading, and file://…. See docs/object-storage.md.
 
-// openParquetURL opens a Parquet file by path or URL.
-func openParquetURL(path string, opts *arrowpq.ReadOptions) (*arrowpq.Reader, error) {
-	if objstore.IsURL(path) {
-		return arrowpq.OpenURL(context.Background(), path, opts, nil)
+// openURLInput opens an object by URL as an input: reads go through
+// objstore's range source, which arrowpq.NewReader recognises and reads
+// with coalesced, concurrent, prefetched requests.
+func openURLInput(ctx context.Context, name string) (*input, error) {
+	src, err := objstore.Open(ctx, name, nil)
+	if err != nil {
+		return nil, err
 	}
-	return arrowpq.OpenFile(path, opts)
+	return &input{name: name, ra: src, size: src.Size(), rd: io.NewSectionReader(src, 0, src.Size()), close: src.Close}, nil
 }
 
 // createParquet creates a Parquet file by path, or as an S3 object that
@@ -45,15 +49,6 @@ func newFlightServer(dir string, opts *pqflight.Options) (*pqflight.Server, erro
 		return pqflight.NewServerFS(fsys, opts)
 	}
 	return pqflight.NewServer(dir, opts)
-}
-
-// detectInputURL is detectInput that takes a URL as Parquet: only Parquet
-// is read from object storage.
-func detectInputURL(path string) (string, error) {
-	if objstore.IsURL(path) {
-		return fmtParquet, nil
-	}
-	return detectInput(path)
 }
 
 // checkURLOutput refuses to write a format other than Parquet to a URL.

@@ -19,26 +19,28 @@ const module = "github.com/arrowpq/arrowpq"
 // import directly. A package missing from the table fails the test, so that
 // a new package must take a place in the drawing.
 var allowed = map[string][]string{
-	"metadata":            {"metadata/format"},
-	"metadata/format":     {},
-	"internal/bitpack":    {},
-	"internal/archtest":   {},
-	"internal/codectest":  {"metadata/format", "internal/bitpack"},
-	"internal/oracle":     {"internal/testshared"},
-	"internal/forge":      {"metadata", "metadata/format"},
-	"internal/testshared": {},
-	"internal/faultproxy": {},
-	"internal/miniotest":  {"objstore"},
-	"objstore":            {},
-	"levels":              {"internal/bitpack"},
-	"pagecodec":           {"metadata", "metadata/format", "internal/bitpack"},
-	"column":              {"pagecodec", "levels", "metadata", "metadata/format", "internal/bitpack"},
-	"typemap":             {"metadata", "metadata/format"},
-	"encryption":          {"metadata", "metadata/format"},
-	"arrowpq":             {"column", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
-	"pqflight":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
-	"benchmarks":          {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
-	"cmd/arrowpq":         {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore"},
+	"metadata":              {"metadata/format"},
+	"metadata/format":       {},
+	"internal/bitpack":      {},
+	"internal/archtest":     {},
+	"internal/codectest":    {"metadata/format", "internal/bitpack"},
+	"internal/oracle":       {"internal/testshared", "internal/arrowjson"},
+	"internal/arrowjson":    {},
+	"benchmarks/cmd/charts": {},
+	"internal/forge":        {"metadata", "metadata/format"},
+	"internal/testshared":   {},
+	"internal/faultproxy":   {},
+	"internal/miniotest":    {"objstore"},
+	"objstore":              {},
+	"levels":                {"internal/bitpack"},
+	"pagecodec":             {"metadata", "metadata/format", "internal/bitpack"},
+	"column":                {"pagecodec", "levels", "metadata", "metadata/format", "internal/bitpack"},
+	"typemap":               {"metadata", "metadata/format"},
+	"encryption":            {"metadata", "metadata/format"},
+	"arrowpq":               {"column", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
+	"pqflight":              {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
+	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
+	"cmd/arrowpq":           {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore", "internal/arrowjson"},
 }
 
 // testHelpers may be imported by the test files of any package: they exist
@@ -54,14 +56,15 @@ var testAlsoAllowed = map[string][]string{
 	"internal/forge": {"arrowpq"},
 	// The object-storage tests write the benchmark datasets to MinIO.
 	"arrowpq": {"benchmarks"},
+	// convert's round trips run over the benchmark datasets.
+	"cmd/arrowpq": {"benchmarks"},
 	// The remote-read benchmark reads through objstore's range source.
 	"benchmarks": {"objstore"},
 }
 
 // arrowUsers may import arrow-go in product code; no product package may
 // import arrow-go's own Parquet implementation, which is our test oracle.
-// Test files may import any of arrow-go.
-var arrowUsers = map[string]bool{"internal/oracle": true, "typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
+var arrowUsers = map[string]bool{"internal/oracle": true, "internal/arrowjson": true, "typemap": true, "arrowpq": true, "pqflight": true, "cmd/arrowpq": true, "benchmarks": true}
 
 type goPackage struct {
 	ImportPath   string
