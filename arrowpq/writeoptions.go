@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
@@ -512,6 +513,30 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 		cfg.dictionary = false
 	}
 	return cfg, nil
+}
+
+// columnOptions returns the options of the column writer of column c.
+func (cfg *columnConfig) columnOptions(c *metadata.Column, mem memory.Allocator) column.WriterOptions {
+	o := column.WriterOptions{
+		Codec:              cfg.codec,
+		Level:              cfg.level,
+		Dictionary:         cfg.dictionary,
+		DictionaryPageSize: cfg.dictPageSize,
+		Encoding:           cfg.encoding.format(),
+		Statistics:         cfg.stats,
+		SizeStatistics:     cfg.sizeStats,
+		PageIndex:          cfg.pageIndex,
+		TruncateLength:     cfg.truncLen,
+		DataPageV2:         cfg.v2,
+		PageSize:           cfg.pageSize,
+		MaxRowsPerPage:     cfg.maxRowsPerPage,
+		CRC:                cfg.crc,
+		Allocator:          mem,
+	}
+	if cfg.bloomNDV > 0 {
+		o.BloomFilterBytes = metadata.BloomFilterBytes(cfg.bloomNDV, cfg.bloomFPP, MaxBloomFilterBytes)
+	}
+	return o
 }
 
 // checkColumns reports options for columns the schema does not have.

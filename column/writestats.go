@@ -1,4 +1,4 @@
-package arrowpq
+package column
 
 import (
 	"bytes"
@@ -318,20 +318,20 @@ func plainByteArrayMinMax(plain []byte) (lo, hi []byte) {
 	l := int32(binary.LittleEndian.Uint32(plain))
 	lo = plain[4 : 4+l]
 	hi = lo
-	loK := prefixKey16(plain, 4, 4+l)
+	loK := NewPrefixKey(plain, 4, 4+l)
 	hiK := loK
 	for pos := 4 + l; int(pos) < len(plain); {
 		start := pos + 4
 		end := start + int32(binary.LittleEndian.Uint32(plain[pos:]))
 		pos = end
-		k := prefixKey16(plain, start, end)
-		if loK.less(k) && k.less(hiK) {
+		k := NewPrefixKey(plain, start, end)
+		if loK.Less(k) && k.Less(hiK) {
 			continue
 		}
 		v := plain[start:end]
-		if k.less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
+		if k.Less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
 			lo, loK = v, k
-		} else if hiK.less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
+		} else if hiK.Less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
 			hi, hiK = v, k
 		}
 	}
@@ -340,44 +340,47 @@ func plainByteArrayMinMax(plain []byte) (lo, hi []byte) {
 
 // byteArrayMinMax returns the least and the greatest of the values
 // data[offsets[i]:offsets[i+1]] (at least one) in unsigned byte-wise order.
-// A value is compared in full only when its first 16 bytes (key16) do not
+// A value is compared in full only when its first 16 bytes (PrefixKey) do not
 // place it strictly between the bounds so far: one bytes.Compare per value
 // was 15% of BenchmarkWrite data=lineitem.
 func byteArrayMinMax(offsets []int32, data []byte) (lo, hi []byte) {
 	lo = data[offsets[0]:offsets[1]]
 	hi = lo
-	loK := prefixKey16(data, offsets[0], offsets[1])
+	loK := NewPrefixKey(data, offsets[0], offsets[1])
 	hiK := loK
 	for i := 1; i+1 < len(offsets); i++ {
 		start, end := offsets[i], offsets[i+1]
-		k := prefixKey16(data, start, end)
-		if loK.less(k) && k.less(hiK) {
+		k := NewPrefixKey(data, start, end)
+		if loK.Less(k) && k.Less(hiK) {
 			continue
 		}
 		v := data[start:end]
-		if k.less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
+		if k.Less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
 			lo, loK = v, k
-		} else if hiK.less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
+		} else if hiK.Less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
 			hi, hiK = v, k
 		}
 	}
 	return lo, hi
 }
 
-// key16 is the first 16 bytes of a value as two big-endian integers, zero
+// PrefixKey is the first 16 bytes of a value as two big-endian integers, zero
 // padded: a smaller key means a smaller value; equal keys tell nothing.
 // Sixteen rather than eight bytes, because values often share their first
 // eight ("category-042-…": every value of BenchmarkWrite data=strings's
 // category column went to bytes.Compare twice).
-type key16 struct{ a, b uint64 }
+type PrefixKey struct{ a, b uint64 }
 
-func (x key16) less(y key16) bool { return x.a < y.a || x.a == y.a && x.b < y.b }
+// Less reports whether x is a smaller key than y: every value with key x
+// is less than every value with key y (unsigned byte-wise).
+func (x PrefixKey) Less(y PrefixKey) bool { return x.a < y.a || x.a == y.a && x.b < y.b }
 
-func prefixKey16(data []byte, start, end int32) key16 {
+// NewPrefixKey returns the PrefixKey of data[start:end].
+func NewPrefixKey(data []byte, start, end int32) PrefixKey {
 	if end-start <= 8 {
-		return key16{prefixKey(data, start, end), 0}
+		return PrefixKey{prefixKey(data, start, end), 0}
 	}
-	return key16{prefixKey(data, start, start+8), prefixKey(data, start+8, end)}
+	return PrefixKey{prefixKey(data, start, start+8), prefixKey(data, start+8, end)}
 }
 
 // prefixKey returns the first 8 bytes of data[start:end] as a big-endian
