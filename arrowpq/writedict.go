@@ -225,7 +225,7 @@ func (c *columnWriter) gatherMemoBinary(s binaryLike, idx []int64) error {
 	}
 	g.memoLo, g.memoHi = binaryMinMaxAt(offs, data, m.keys, distinct)
 	if m.fresh > 0 {
-		g.v.Offsets, g.v.Data = gatherRuns(&g.soffs, &g.sdata, offs, data, distinct[:m.fresh])
+		g.v.Offsets, g.v.Data = gatherRuns(&g.s.Offsets, &g.s.Data, offs, data, distinct[:m.fresh])
 	} else {
 		g.v.Offsets, g.v.Data = noValues[:], nil
 	}

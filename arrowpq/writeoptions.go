@@ -183,18 +183,21 @@ func (e Encoding) String() string {
 	return fmt.Sprintf("Encoding(%d)", uint8(e))
 }
 
+// encodingFormats maps the Encoding options to their parquet.thrift
+// values (DefaultEncoding is PLAIN).
+var encodingFormats = [...]format.Encoding{
+	DefaultEncoding:      format.Encoding_PLAIN,
+	Plain:                format.Encoding_PLAIN,
+	DeltaBinaryPacked:    format.Encoding_DELTA_BINARY_PACKED,
+	DeltaLengthByteArray: format.Encoding_DELTA_LENGTH_BYTE_ARRAY,
+	DeltaByteArray:       format.Encoding_DELTA_BYTE_ARRAY,
+	ByteStreamSplit:      format.Encoding_BYTE_STREAM_SPLIT,
+	RLE:                  format.Encoding_RLE,
+}
+
 func (e Encoding) format() format.Encoding {
-	switch e {
-	case DeltaBinaryPacked:
-		return format.Encoding_DELTA_BINARY_PACKED
-	case DeltaLengthByteArray:
-		return format.Encoding_DELTA_LENGTH_BYTE_ARRAY
-	case DeltaByteArray:
-		return format.Encoding_DELTA_BYTE_ARRAY
-	case ByteStreamSplit:
-		return format.Encoding_BYTE_STREAM_SPLIT
-	case RLE:
-		return format.Encoding_RLE
+	if int(e) < len(encodingFormats) {
+		return encodingFormats[e]
 	}
 	return format.Encoding_PLAIN
 }

@@ -634,7 +634,8 @@ func (w *Writer) sizeStatistics() *format.SizeStatistics {
 	return ss
 }
 
-// columnIndex builds the ColumnIndex of the chunk's pages.
+// columnIndex builds the ColumnIndex of the chunk's pages. The boundary
+// order compares the pages' bounds as readers do (metadata.CompareValues).
 func (w *Writer) columnIndex() *format.ColumnIndex {
 	ch := &w.chunk
 	kind := ch.stats.kind
@@ -642,6 +643,7 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 	isFloat := kind == cmpFloat || kind == cmpDouble || kind == cmpFloat16
 	asc, desc := true, true
 	var prev *pageLoc
+	var prevLo, prevHi metadata.Value
 	for i := range ch.locs {
 		l := &ch.locs[i]
 		ci.NullPages = append(ci.NullPages, l.nullPage)
@@ -655,15 +657,21 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 		} else {
 			ci.MinValues = append(ci.MinValues, l.min)
 			ci.MaxValues = append(ci.MaxValues, l.max)
-			if prev != nil {
-				if compareEncoded(kind, l.min, prev.min) < 0 || compareEncoded(kind, l.max, prev.max) < 0 {
+			lo, errLo := metadata.DecodeValue(w.col, l.min)
+			hi, errHi := metadata.DecodeValue(w.col, l.max)
+			switch {
+			case errLo != nil || errHi != nil:
+				asc, desc = false, false
+			case prev != nil:
+				cmpLo, cmpHi := metadata.CompareValues(lo, prevLo), metadata.CompareValues(hi, prevHi)
+				if cmpLo < 0 || cmpHi < 0 {
 					asc = false
 				}
-				if compareEncoded(kind, l.min, prev.min) > 0 || compareEncoded(kind, l.max, prev.max) > 0 {
+				if cmpLo > 0 || cmpHi > 0 {
 					desc = false
 				}
 			}
-			prev = l
+			prev, prevLo, prevHi = l, lo, hi
 		}
 		if w.opts.SizeStatistics {
 			ci.DefinitionLevelHistograms = append(ci.DefinitionLevelHistograms, l.defHist...)

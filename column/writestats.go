@@ -225,22 +225,9 @@ func (s *statsAcc) updateBool(bitmap []byte, off, n int) {
 
 func (s *statsAcc) less(a, b []byte) bool {
 	if s.kind == cmpDecimalBE {
-		return compareDecimalBE(a, b) < 0
+		return metadata.CompareSignedBigEndian(a, b) < 0
 	}
 	return bytes.Compare(a, b) < 0
-}
-
-func compareDecimalBE(a, b []byte) int {
-	if len(a) == 0 || len(b) == 0 {
-		return len(a) - len(b)
-	}
-	if a[0] != b[0] {
-		if int8(a[0]) < int8(b[0]) {
-			return -1
-		}
-		return 1
-	}
-	return bytes.Compare(a[1:], b[1:])
 }
 
 func (s *statsAcc) addBytes(lo, hi []byte) {
@@ -455,53 +442,18 @@ func (s *statsAcc) encode(phys format.Type, truncLen int) (lo, hi []byte, loExac
 		case cmpDouble:
 			return binary.LittleEndian.AppendUint64(nil, math.Float64bits(fmin)), binary.LittleEndian.AppendUint64(nil, math.Float64bits(fmax)), true, true
 		}
-		return binary.LittleEndian.AppendUint16(nil, float32ToFloat16(float32(fmin))), binary.LittleEndian.AppendUint16(nil, float32ToFloat16(float32(fmax))), true, true
+		return binary.LittleEndian.AppendUint16(nil, metadata.Float32ToFloat16(float32(fmin))), binary.LittleEndian.AppendUint16(nil, metadata.Float32ToFloat16(float32(fmax))), true, true
 	}
 	lo, hi = bytes.Clone(s.bMin), bytes.Clone(s.bMax)
 	loExact, hiExact = true, true
 	if phys == format.Type_BYTE_ARRAY {
-		if len(lo) > truncLen {
-			lo, loExact = lo[:truncLen], false
-		}
-		if len(hi) > truncLen {
-			hi, hiExact = truncateMax(hi[:truncLen]), false
-		}
+		lo, loExact = metadata.TruncateMin(lo, truncLen)
+		hi, hiExact = metadata.TruncateMax(hi, truncLen)
 	}
 	if lo == nil {
 		lo = []byte{}
 	}
 	return lo, hi, loExact, hiExact
-}
-
-// truncateMax rounds the prefix b up to a bound above every value it
-// prefixes: the last byte that is not 0xff is incremented and the bytes
-// after it dropped. It returns nil when every byte is 0xff.
-func truncateMax(b []byte) []byte {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] != 0xff {
-			b[i]++
-			return b[:i+1]
-		}
-	}
-	return nil
-}
-
-// float32ToFloat16 converts an exactly representable float16 value (one
-// read from float16 data) back to its bits.
-func float32ToFloat16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23&0xff) - 127
-	mant := b & 0x7fffff
-	switch {
-	case exp == 128: // Inf (NaN never reaches here)
-		return sign | 0x7c00
-	case exp >= -14:
-		return sign | uint16(exp+15)<<10 | uint16(mant>>13)
-	case exp >= -24:
-		return sign | uint16((mant|0x800000)>>uint(-exp-1))
-	}
-	return sign
 }
 
 // statistics returns the format.Statistics of s.
@@ -524,38 +476,3 @@ func (s *statsAcc) statistics(phys format.Type, truncLen int, withMinMax bool) *
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// compareEncoded compares two PLAIN encoded statistics values of kind k.
-func compareEncoded(k cmpKind, a, b []byte) int {
-	switch k {
-	case cmpBool:
-		return int(a[0]) - int(b[0])
-	case cmpInt32:
-		return cmp3(int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b)))
-	case cmpUint32:
-		return cmp3(binary.LittleEndian.Uint32(a), binary.LittleEndian.Uint32(b))
-	case cmpInt64:
-		return cmp3(int64(binary.LittleEndian.Uint64(a)), int64(binary.LittleEndian.Uint64(b)))
-	case cmpUint64:
-		return cmp3(binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b))
-	case cmpFloat:
-		return cmp3(math.Float32frombits(binary.LittleEndian.Uint32(a)), math.Float32frombits(binary.LittleEndian.Uint32(b)))
-	case cmpDouble:
-		return cmp3(math.Float64frombits(binary.LittleEndian.Uint64(a)), math.Float64frombits(binary.LittleEndian.Uint64(b)))
-	case cmpFloat16:
-		return cmp3(metadata.Float16ToFloat32(binary.LittleEndian.Uint16(a)), metadata.Float16ToFloat32(binary.LittleEndian.Uint16(b)))
-	case cmpDecimalBE:
-		return compareDecimalBE(a, b)
-	}
-	return bytes.Compare(a, b)
-}
-
-func cmp3[T int32 | int64 | uint32 | uint64 | float32 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
