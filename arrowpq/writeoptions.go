@@ -204,24 +204,7 @@ func (e Encoding) format() format.Encoding {
 
 // validFor reports whether e can encode values of physical type t.
 func (e Encoding) validFor(t format.Type) bool {
-	switch e {
-	case DefaultEncoding, Plain:
-		return true
-	case DeltaBinaryPacked:
-		return t == format.Type_INT32 || t == format.Type_INT64
-	case DeltaLengthByteArray:
-		return t == format.Type_BYTE_ARRAY
-	case DeltaByteArray:
-		return t == format.Type_BYTE_ARRAY || t == format.Type_FIXED_LEN_BYTE_ARRAY
-	case ByteStreamSplit:
-		switch t {
-		case format.Type_INT32, format.Type_INT64, format.Type_FLOAT, format.Type_DOUBLE, format.Type_FIXED_LEN_BYTE_ARRAY:
-			return true
-		}
-	case RLE:
-		return t == format.Type_BOOLEAN
-	}
-	return false
+	return int(e) < len(encodingFormats) && column.EncodingValid(e.format(), t)
 }
 
 // MarshalText returns the encoding name as parquet.thrift spells it

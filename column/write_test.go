@@ -936,3 +936,31 @@ func TestWriterPlainDirectMatchesWrite(t *testing.T) {
 		t.Fatal("bloom filters differ")
 	}
 }
+
+// TestEncodingValid: the encodings Encodings.md allows for each physical
+// type (dictionary encodings aside).
+func TestEncodingValid(t *testing.T) {
+	types := []format.Type{format.Type_BOOLEAN, format.Type_INT32, format.Type_INT64, format.Type_INT96, format.Type_FLOAT, format.Type_DOUBLE, format.Type_BYTE_ARRAY, format.Type_FIXED_LEN_BYTE_ARRAY}
+	allowed := map[format.Encoding][]format.Type{
+		format.Encoding_PLAIN:                   types,
+		format.Encoding_RLE:                     {format.Type_BOOLEAN},
+		format.Encoding_DELTA_BINARY_PACKED:     {format.Type_INT32, format.Type_INT64},
+		format.Encoding_DELTA_LENGTH_BYTE_ARRAY: {format.Type_BYTE_ARRAY},
+		format.Encoding_DELTA_BYTE_ARRAY:        {format.Type_BYTE_ARRAY, format.Type_FIXED_LEN_BYTE_ARRAY},
+		format.Encoding_BYTE_STREAM_SPLIT:       {format.Type_INT32, format.Type_INT64, format.Type_FLOAT, format.Type_DOUBLE, format.Type_FIXED_LEN_BYTE_ARRAY},
+		format.Encoding_PLAIN_DICTIONARY:        nil, // dictionary: not a fallback encoding
+		format.Encoding_RLE_DICTIONARY:          nil,
+		format.Encoding_BIT_PACKED:              nil, // deprecated, levels only
+	}
+	for enc, ok := range allowed {
+		for _, typ := range types {
+			want := false
+			for _, x := range ok {
+				want = want || x == typ
+			}
+			if got := column.EncodingValid(enc, typ); got != want {
+				t.Errorf("EncodingValid(%s, %s) = %v, want %v", enc, typ, got, want)
+			}
+		}
+	}
+}

@@ -39,42 +39,51 @@ type byteArrayAppender interface {
 	appendByteArray(offs []int32, data []byte)
 }
 
+// EncodingValid reports whether a Writer can write values of physical
+// type t in encoding enc when they are not dictionary encoded.
+func EncodingValid(enc format.Encoding, t format.Type) bool {
+	_, ok := valueEncoderFor(enc, t, 0)
+	return ok
+}
+
 // newValueEncoder returns the arm of encoding enc for column col.
 func newValueEncoder(enc format.Encoding, col *metadata.Column) (valueEncoder, error) {
-	t := col.Physical
-	ok := false
-	var e valueEncoder
+	e, ok := valueEncoderFor(enc, col.Physical, int(col.TypeLength))
+	if !ok {
+		return nil, fmt.Errorf("column: encoding %s cannot encode %s: %w", enc, col.Physical, metadata.ErrUnsupported)
+	}
+	return e, nil
+}
+
+// valueEncoderFor is the table of arms: the encoder of enc for physical
+// type t (of width bytes when FIXED_LEN_BYTE_ARRAY), and whether there is
+// one.
+func valueEncoderFor(enc format.Encoding, t format.Type, width int) (valueEncoder, bool) {
 	switch enc {
 	case format.Encoding_PLAIN:
 		if t == format.Type_BOOLEAN {
-			e, ok = &plainBoolEncoder{}, true
-		} else {
-			e, ok = &plainEncoder{}, true
+			return &plainBoolEncoder{}, true
 		}
+		return &plainEncoder{}, true
 	case format.Encoding_RLE:
-		e, ok = &rleBoolEncoder{}, t == format.Type_BOOLEAN
+		return &rleBoolEncoder{}, t == format.Type_BOOLEAN
 	case format.Encoding_DELTA_BINARY_PACKED:
-		e, ok = &deltaEncoder{}, t == format.Type_INT32 || t == format.Type_INT64
+		return &deltaEncoder{}, t == format.Type_INT32 || t == format.Type_INT64
 	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
-		e, ok = &dlbaEncoder{}, t == format.Type_BYTE_ARRAY
+		return &dlbaEncoder{}, t == format.Type_BYTE_ARRAY
 	case format.Encoding_DELTA_BYTE_ARRAY:
-		e, ok = &dbaEncoder{width: int(col.TypeLength)}, t == format.Type_BYTE_ARRAY || t == format.Type_FIXED_LEN_BYTE_ARRAY
+		return &dbaEncoder{width: width}, t == format.Type_BYTE_ARRAY || t == format.Type_FIXED_LEN_BYTE_ARRAY
 	case format.Encoding_BYTE_STREAM_SPLIT:
-		width := int(col.TypeLength)
 		switch t {
 		case format.Type_INT32, format.Type_FLOAT:
-			width, ok = 4, true
+			return &bssEncoder{width: 4}, true
 		case format.Type_INT64, format.Type_DOUBLE:
-			width, ok = 8, true
+			return &bssEncoder{width: 8}, true
 		case format.Type_FIXED_LEN_BYTE_ARRAY:
-			ok = true
+			return &bssEncoder{width: width}, true
 		}
-		e = &bssEncoder{width: width}
 	}
-	if !ok {
-		return nil, fmt.Errorf("column: encoding %s cannot encode %s: %w", enc, t, metadata.ErrUnsupported)
-	}
-	return e, nil
+	return nil, false
 }
 
 // plainEncoder is PLAIN for every type but BOOLEAN. Its buffer keeps gap
