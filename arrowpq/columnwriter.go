@@ -100,8 +100,7 @@ func newColumnWriter(col *metadata.Column, leaf *typemap.Field, cfg columnConfig
 	if err != nil {
 		return nil, err
 	}
-	c.cw = cw
-	c.startChunk()
+	c.cw = cw // a new column writer has started its first chunk
 	return c, nil
 }
 

@@ -635,7 +635,7 @@ func (w *Writer) sizeStatistics() *format.SizeStatistics {
 }
 
 // columnIndex builds the ColumnIndex of the chunk's pages. The boundary
-// order compares the pages' bounds as readers do (metadata.CompareValues).
+// order compares the pages' bounds as readers do (metadata.ComparePlain).
 func (w *Writer) columnIndex() *format.ColumnIndex {
 	ch := &w.chunk
 	kind := ch.stats.kind
@@ -643,7 +643,6 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 	isFloat := kind == cmpFloat || kind == cmpDouble || kind == cmpFloat16
 	asc, desc := true, true
 	var prev *pageLoc
-	var prevLo, prevHi metadata.Value
 	for i := range ch.locs {
 		l := &ch.locs[i]
 		ci.NullPages = append(ci.NullPages, l.nullPage)
@@ -657,13 +656,12 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 		} else {
 			ci.MinValues = append(ci.MinValues, l.min)
 			ci.MaxValues = append(ci.MaxValues, l.max)
-			lo, errLo := metadata.DecodeValue(w.col, l.min)
-			hi, errHi := metadata.DecodeValue(w.col, l.max)
-			switch {
-			case errLo != nil || errHi != nil:
-				asc, desc = false, false
-			case prev != nil:
-				cmpLo, cmpHi := metadata.CompareValues(lo, prevLo), metadata.CompareValues(hi, prevHi)
+			if prev != nil {
+				cmpLo, errLo := metadata.ComparePlain(w.col, l.min, prev.min)
+				cmpHi, errHi := metadata.ComparePlain(w.col, l.max, prev.max)
+				if errLo != nil || errHi != nil {
+					asc, desc = false, false
+				}
 				if cmpLo < 0 || cmpHi < 0 {
 					asc = false
 				}
@@ -671,7 +669,7 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 					desc = false
 				}
 			}
-			prev, prevLo, prevHi = l, lo, hi
+			prev = l
 		}
 		if w.opts.SizeStatistics {
 			ci.DefinitionLevelHistograms = append(ci.DefinitionLevelHistograms, l.defHist...)

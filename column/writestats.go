@@ -444,11 +444,16 @@ func (s *statsAcc) encode(phys format.Type, truncLen int) (lo, hi []byte, loExac
 		}
 		return binary.LittleEndian.AppendUint16(nil, metadata.Float32ToFloat16(float32(fmin))), binary.LittleEndian.AppendUint16(nil, metadata.Float32ToFloat16(float32(fmax))), true, true
 	}
-	lo, hi = bytes.Clone(s.bMin), bytes.Clone(s.bMax)
-	loExact, hiExact = true, true
+	lo, hi, loExact, hiExact = s.bMin, s.bMax, true, true
 	if phys == format.Type_BYTE_ARRAY {
 		lo, loExact = metadata.TruncateMin(lo, truncLen)
 		hi, hiExact = metadata.TruncateMax(hi, truncLen)
+	}
+	// The bounds are the caller's: copies of the accumulator's (a
+	// truncated max is one already).
+	lo = bytes.Clone(lo)
+	if hiExact {
+		hi = bytes.Clone(hi)
 	}
 	if lo == nil {
 		lo = []byte{}

@@ -626,6 +626,34 @@ func bytesCompare(a, b []byte) int {
 	return cmpOrdered(int64(len(a)), int64(len(b)))
 }
 
+// ComparePlain orders two PLAIN-encoded statistics values of column c (as
+// [DecodeValue] takes them) by the rule of [CompareValues], without
+// allocating: the column writer compares page bounds with it.
+func ComparePlain(c *Column, a, b []byte) (int, error) {
+	t := resolveType(c)
+	if t.kind == KindNone {
+		t.fromPhysical()
+	}
+	if t.kind == KindDecimal {
+		if t.isBinary() {
+			if len(a) == 0 || len(b) == 0 {
+				return 0, fmt.Errorf("metadata: column %s: decimal of 0 bytes: %w", c.DottedPath, ErrCorrupt)
+			}
+			return CompareSignedBigEndian(a, b), nil
+		}
+		t.kind = KindInt // INT32 and INT64 decimals: the unscaled integers
+	}
+	va, err := t.decode(a)
+	if err != nil {
+		return 0, fmt.Errorf("metadata: column %s: %v: %w", c.DottedPath, err, ErrCorrupt)
+	}
+	vb, err := t.decode(b)
+	if err != nil {
+		return 0, fmt.Errorf("metadata: column %s: %v: %w", c.DottedPath, err, ErrCorrupt)
+	}
+	return CompareValues(va, vb), nil
+}
+
 // CompareSignedBigEndian orders two big-endian two's complement integers
 // (decimals stored as BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY) by value; they
 // may differ in length. An empty slice is less than any other.

@@ -769,3 +769,47 @@ func TestFloat32ToFloat16(t *testing.T) {
 		}
 	}
 }
+
+// TestComparePlain: ComparePlain agrees with CompareValues over decoded
+// values (and, for decimals, with big.Int order), and allocates nothing.
+func TestComparePlain(t *testing.T) {
+	i32, i64, flba, ba := format.Type_INT32, format.Type_INT64, format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_BYTE_ARRAY
+	for _, tc := range []struct {
+		name string
+		el   *format.SchemaElement
+		vals [][]byte
+	}{
+		{"int32", &format.SchemaElement{Name: "c", Type: &i32}, [][]byte{{1, 0, 0, 0}, {0xff, 0xff, 0xff, 0xff}, {0, 0, 0, 0x80}, {0xff, 0xff, 0xff, 0x7f}}},
+		{"uint32", &format.SchemaElement{Name: "c", Type: &i32, LogicalType: &format.LogicalType{INTEGER: &format.IntType{BitWidth: 32, IsSigned: false}}},
+			[][]byte{{1, 0, 0, 0}, {0xff, 0xff, 0xff, 0xff}, {0, 0, 0, 0x80}}},
+		{"decimal64", &format.SchemaElement{Name: "c", Type: &i64, LogicalType: &format.LogicalType{DECIMAL: &format.DecimalType{Precision: 18, Scale: 2}}},
+			[][]byte{{1, 0, 0, 0, 0, 0, 0, 0}, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0, 0, 0, 0, 0, 0, 0, 0x80}}},
+		{"decimalFLBA", &format.SchemaElement{Name: "c", Type: &flba, TypeLength: ptr(int32(3)), LogicalType: &format.LogicalType{DECIMAL: &format.DecimalType{Precision: 6, Scale: 1}}},
+			[][]byte{{0, 0, 1}, {0xff, 0xff, 0xfe}, {0x80, 0, 0}, {0x7f, 0xff, 0xff}, {0, 1, 0}}},
+		{"string", &format.SchemaElement{Name: "c", Type: &ba, LogicalType: &format.LogicalType{STRING: &format.StringType{}}},
+			[][]byte{{}, []byte("a"), []byte("ab"), []byte("\xff"), []byte("b")}},
+		{"float16", &format.SchemaElement{Name: "c", Type: &flba, TypeLength: ptr(int32(2)), LogicalType: &format.LogicalType{FLOAT16: &format.Float16Type{}}},
+			[][]byte{{0x00, 0x3c}, {0x00, 0xc0}, {0xff, 0x7b}, {0x00, 0x80}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := leaf(t, tc.el)
+			for _, a := range tc.vals {
+				for _, b := range tc.vals {
+					got, err := ComparePlain(c, a, b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					va, _ := DecodeValue(c, a)
+					vb, _ := DecodeValue(c, b)
+					if want := CompareValues(va, vb); got != want {
+						t.Errorf("ComparePlain(%x, %x) = %d, CompareValues says %d", a, b, got, want)
+					}
+				}
+			}
+			a, b := tc.vals[0], tc.vals[1]
+			if n := testing.AllocsPerRun(100, func() { ComparePlain(c, a, b) }); n != 0 {
+				t.Errorf("%v allocations per call", n)
+			}
+		})
+	}
+}
