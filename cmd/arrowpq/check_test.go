@@ -441,3 +441,41 @@ func TestCheckNeverPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestCheckPageValueLimits lowers the bounds on the values of one page
+// that check materializes: a page beyond them is a located finding, not a
+// decode. checkedFile's pages hold 100 levels: column a 85 or 86 INT64
+// values (up to 688 bytes), column s 100 strings "vN" of 2 to 4 bytes.
+func TestCheckPageValueLimits(t *testing.T) {
+	data := checkedFile(t)
+	defer func(v, b int) { maxValues, maxValueBytes = v, b }(maxValues, maxValueBytes)
+	for _, tc := range []struct {
+		name          string
+		values, bytes int
+		want          []string
+	}{
+		{"values", 50, 1 << 20, []string{"row group 0, column a, page 0 at offset 4: more than 50 values", "column s, page 0 at offset"}},
+		{"bytes", 1 << 20, 200, []string{"row group 0, column a, page 0 at offset 4: more than 1048576 values or 200 bytes", "row group 0, column s, page 0 at offset"}},
+		{"enough", 100, 688, nil},
+		{"one-short", 100, 687, []string{"column a, page 1 at offset"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			maxValues, maxValueBytes = tc.values, tc.bytes
+			out, code := runCheck(t, data)
+			if tc.want == nil {
+				if code != 0 {
+					t.Errorf("exit %d, want 0:\n%s", code, out)
+				}
+				return
+			}
+			if code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
