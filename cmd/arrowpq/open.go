@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/internal/localfile"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/objstore"
 )
@@ -49,20 +50,14 @@ func openInput(ctx context.Context, name string, seekable bool) (*input, error) 
 	if objstore.IsURL(name) {
 		return openURLInput(ctx, name) // url.go
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
+	f, size, err := localfile.Open(name)
+	if errors.Is(err, localfile.ErrIsDir) {
 		return nil, fmt.Errorf("%s is a directory, not a file", name)
 	}
-	return &input{name: name, path: name, ra: f, size: st.Size(), rd: f, close: f.Close}, nil
+	if err != nil {
+		return nil, err
+	}
+	return &input{name: name, path: name, ra: f, size: size, rd: f, close: f.Close}, nil
 }
 
 // spool copies what is left of a streamed input (r: in.rd, or a buffered
