@@ -164,6 +164,7 @@ func (r *Reader) pageRows(h *format.PageHeader) int {
 func (r *Reader) readDictionaryPage() error {
 	p, err := r.pages.Read()
 	if err != nil {
+		r.page = nil
 		r.err = err
 		return err
 	}
@@ -190,13 +191,7 @@ func (r *Reader) readPendingPage() error {
 	}
 	r.pagesRead++
 	r.page = p
-	if err := r.loadLevels(p); err != nil {
-		return r.fail(err)
-	}
-	if err := r.dec.reset(r, p); err != nil {
-		return r.fail(err)
-	}
-	return nil
+	return r.startDataPage(p)
 }
 
 // dropLevels consumes the next k levels of the page and decodes and drops

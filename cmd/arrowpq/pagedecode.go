@@ -143,24 +143,6 @@ func (p *plainValues) at(i int) []byte {
 	return v.Fixed[i*v.Width : (i+1)*v.Width]
 }
 
-// fixedWidth is the PLAIN width of a value of c, or 0 for BYTE_ARRAY and -1
-// for BOOLEAN (bits).
-func fixedWidth(c *metadata.Column) int {
-	switch c.Physical {
-	case format.Type_BOOLEAN:
-		return -1
-	case format.Type_INT32, format.Type_FLOAT:
-		return 4
-	case format.Type_INT64, format.Type_DOUBLE:
-		return 8
-	case format.Type_INT96:
-		return 12
-	case format.Type_FIXED_LEN_BYTE_ARRAY:
-		return int(c.TypeLength)
-	}
-	return 0
-}
-
 // readDictionary decodes the dictionary page that ends at chunk[end]
 // (the first page of the chunk) through column.Reader, given only that
 // page so that the data pages after it are not read.
@@ -229,7 +211,7 @@ func (d *dataPages) next() (*pageData, error) {
 	if c.Node.Repetition != format.FieldRepetitionType_OPTIONAL {
 		leafNull = -1
 	}
-	w := int64(max(fixedWidth(c), 1))
+	w := int64(max(c.PlainSize(), 1))
 	for first := true; left > 0; first = false {
 		// In steps of levelBatch levels, each within the page, so that
 		// the values held stop at the limits whatever the page announces.
