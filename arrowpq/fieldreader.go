@@ -291,21 +291,15 @@ func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arr
 		castInts(wide, idx)
 		dense = int64Bytes(wide)
 	case 2:
-		narrow := make([]int16, len(idx))
-		for i, x := range idx {
-			if x > 1<<15-1 {
-				return nil, fmt.Errorf("dictionary index %d in %s: %w", x, dt.IndexType, errOutOfRange)
-			}
-			narrow[i] = int16(x)
+		narrow, err := narrowIndices[int16](idx, 1<<15-1, dt.IndexType)
+		if err != nil {
+			return nil, err
 		}
 		dense = arrow.Int16Traits.CastToBytes(narrow)
 	case 1:
-		narrow := make([]int8, len(idx))
-		for i, x := range idx {
-			if x > 1<<7-1 {
-				return nil, fmt.Errorf("dictionary index %d in %s: %w", x, dt.IndexType, errOutOfRange)
-			}
-			narrow[i] = int8(x)
+		narrow, err := narrowIndices[int8](idx, 1<<7-1, dt.IndexType)
+		if err != nil {
+			return nil, err
 		}
 		dense = arrow.Int8Traits.CastToBytes(narrow)
 	}
@@ -642,4 +636,17 @@ func releaseBuffers(bufs ...*memory.Buffer) {
 			b.Release()
 		}
 	}
+}
+
+// narrowIndices converts dictionary indices to the narrow index type T of
+// indexType; an index above limit (T's largest) does not fit.
+func narrowIndices[T int8 | int16](idx []int32, limit int32, indexType arrow.DataType) ([]T, error) {
+	narrow := make([]T, len(idx))
+	for i, x := range idx {
+		if x > limit {
+			return nil, fmt.Errorf("dictionary index %d in %s: %w", x, indexType, errOutOfRange)
+		}
+		narrow[i] = T(x)
+	}
+	return narrow, nil
 }

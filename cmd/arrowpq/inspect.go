@@ -23,10 +23,7 @@ func init() {
 		usage:   "FILE...",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			return func(args []string, out io.Writer) error {
-				if len(args) == 0 {
-					return &usageError{"want at least one FILE"}
-				}
-				args, err := expandInputs(args)
+				args, err := fileArgs(args)
 				if err != nil {
 					return err
 				}
@@ -61,10 +58,7 @@ func init() {
 		usage: "FILE...",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			return func(args []string, out io.Writer) error {
-				if len(args) == 0 {
-					return &usageError{"want at least one FILE"}
-				}
-				names, err := expandInputs(args)
+				names, err := fileArgs(args)
 				if err != nil {
 					return err
 				}

@@ -170,6 +170,14 @@ func createOutput(path string) (*arrowpq.OutputFile, error) {
 	return o, err
 }
 
+// fileArgs is expandInputs for a command that wants at least one FILE.
+func fileArgs(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, &usageError{"want at least one FILE"}
+	}
+	return expandInputs(args)
+}
+
 // expandInputs turns the FILE arguments into the list of inputs: a
 // directory stands for the *.parquet files inside it (sorted, not
 // recursive), and an argument with glob characters that names no file is
