@@ -199,16 +199,9 @@ func (fr *fieldReader) buildFlat(f *typemap.Field, numRows int) (arrow.Array, er
 		}
 		return fr.leafArray(f, lr, s)
 	case typemap.Struct:
-		children := make([]arrow.ArrayData, len(f.Children))
-		for i, c := range f.Children {
-			arr, err := fr.build(c, numRows)
-			if err != nil {
-				releaseAll(children[:i])
-				return nil, err
-			}
-			children[i] = arr.Data()
-			children[i].Retain()
-			arr.Release()
+		children, err := fr.buildChildren(f, numRows)
+		if err != nil {
+			return nil, err
 		}
 		return structArray(fr.mem, f.Arrow.Type, numRows, valid, nullCount, children), nil
 	}
@@ -398,16 +391,9 @@ func (fr *fieldReader) build(f *typemap.Field, n int) (arrow.Array, error) {
 		}
 		return fr.leafArray(f, lr, slots{n: n, valid: bm, nullCount: nulls})
 	case typemap.Struct:
-		children := make([]arrow.ArrayData, 0, len(f.Children))
-		for _, c := range f.Children {
-			arr, err := fr.build(c, n)
-			if err != nil {
-				releaseAll(children)
-				return nil, err
-			}
-			children = append(children, arr.Data())
-			arr.Data().Retain()
-			arr.Release()
+		children, err := fr.buildChildren(f, n)
+		if err != nil {
+			return nil, err
 		}
 		return structArray(fr.mem, f.Arrow.Type, n, valid, nullCount, children), nil
 	case typemap.List, typemap.Map:
@@ -490,16 +476,9 @@ func (fr *fieldReader) mapArray(f *typemap.Field, n int, valid []byte, nullCount
 	if !ok {
 		return nil, fmt.Errorf("field %s: map field of Arrow type %s", f.Arrow.Name, dt)
 	}
-	children := make([]arrow.ArrayData, 0, 2)
-	for _, c := range f.Children {
-		arr, err := fr.build(c, childLen)
-		if err != nil {
-			releaseAll(children)
-			return nil, err
-		}
-		children = append(children, arr.Data())
-		arr.Data().Retain()
-		arr.Release()
+	children, err := fr.buildChildren(f, childLen)
+	if err != nil {
+		return nil, err
 	}
 	if len(children) > 0 && children[0].NullN() > 0 {
 		releaseAll(children)
@@ -649,4 +628,21 @@ func narrowIndices[T int8 | int16](idx []int32, limit int32, indexType arrow.Dat
 		narrow[i] = T(x)
 	}
 	return narrow, nil
+}
+
+// buildChildren builds the n slots of each child of f; the caller owns
+// the data returned (nothing is left held on an error).
+func (fr *fieldReader) buildChildren(f *typemap.Field, n int) ([]arrow.ArrayData, error) {
+	children := make([]arrow.ArrayData, 0, len(f.Children))
+	for _, c := range f.Children {
+		arr, err := fr.build(c, n)
+		if err != nil {
+			releaseAll(children)
+			return nil, err
+		}
+		children = append(children, arr.Data())
+		arr.Data().Retain()
+		arr.Release()
+	}
+	return children, nil
 }

@@ -363,7 +363,13 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	dataPage := 0 // index of the next data page in the page index
 	dp := newDataPages(c, md, chunk, off, true)
 	for {
-		pd, err := dp.next()
+		pd, err := dp.nextWithEmpty(func(ord int) bool {
+			if ord >= len(spans) {
+				return false
+			}
+			t := spans[ord].h.Type
+			return t == format.PageType_DATA_PAGE || t == format.PageType_DATA_PAGE_V2
+		}, len(spans))
 		if err == io.EOF {
 			break
 		}
@@ -375,6 +381,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 			ck.add(rg, path, pd.ordinal, pd.offset, "a data page the header walk did not find")
 			return pages, md.TotalCompressedSize
 		}
+		pd.offset = spans[pd.ordinal].off
 		ord, hdrOff, h := pd.ordinal, pd.offset, spans[pd.ordinal].h
 		end := int(spans[pd.ordinal].end - off)
 		// A chunk starts with a row; a page that starts inside a row

@@ -479,3 +479,80 @@ func TestCheckPageValueLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckEmptyDataPage puts a data page of no values first in a chunk
+// with a column index (its entry included: a null page): column.Reader
+// steps over such a page, and check must still count it where the column
+// index does, or it would misplace every later entry. (An offset index
+// cannot hold it: metadata requires first_row_index to increase.)
+func TestCheckEmptyDataPage(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range 200 {
+		b.Append(int64(i))
+	}
+	arr := b.NewArray()
+	defer arr.Release()
+	rec := array.NewRecordBatch(sc, []arrow.Array{arr}, 200)
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := arrowpq.NewWriter(&buf, sc, &arrowpq.WriteOptions{
+		Compression: arrowpq.Uncompressed, Dictionary: arrowpq.Off, PageIndex: arrowpq.On, MaxRowsPerPage: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	f := footerOf(t, data)
+	ci, err := metadata.ReadColumnIndex(bytes.NewReader(data), f, 0, 0)
+	if err != nil || ci == nil || len(ci.NullPages) != 2 {
+		t.Fatalf("column index %v, %v; want 2 pages", ci, err)
+	}
+	md := f.Meta.RowGroups[0].Columns[0].MetaData
+	start, end := md.DataPageOffset, md.DataPageOffset+md.TotalCompressedSize
+
+	empty, err := metadata.Marshal(nil, &format.PageHeader{
+		Type: format.PageType_DATA_PAGE,
+		DataPageHeader: &format.DataPageHeader{NumValues: 0, Encoding: format.Encoding_PLAIN,
+			DefinitionLevelEncoding: format.Encoding_RLE, RepetitionLevelEncoding: format.Encoding_RLE},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := int64(len(empty))
+	out := append(append(append([]byte(nil), data[:start]...), empty...), data[start:end]...)
+	ci.NullPages = append([]bool{true}, ci.NullPages...)
+	ci.MinValues = append([][]byte{{}}, ci.MinValues...)
+	ci.MaxValues = append([][]byte{{}}, ci.MaxValues...)
+	if ci.NullCounts != nil {
+		ci.NullCounts = append([]int64{0}, ci.NullCounts...)
+	}
+	ib, err := metadata.Marshal(nil, ci)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := f.Meta.RowGroups[0].Columns[0]
+	ioff, ilen := int64(len(out)), int32(len(ib))
+	cc.ColumnIndexOffset, cc.ColumnIndexLength = &ioff, &ilen
+	cc.OffsetIndexOffset, cc.OffsetIndexLength = nil, nil
+	md.TotalCompressedSize += k
+	md.TotalUncompressedSize += k
+	if rg := f.Meta.RowGroups[0]; rg.TotalCompressedSize != nil {
+		*rg.TotalCompressedSize += k
+	}
+	f.Meta.RowGroups[0].TotalByteSize += k
+	out, err = metadata.AppendFooter(append(out, ib...), f.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCheck(t, out); code != 0 || !strings.Contains(out, "3 pages checked") {
+		t.Errorf("exit %d, want 0 with 3 pages checked:\n%s", code, out)
+	}
+}

@@ -181,6 +181,12 @@ type pageData struct {
 type dataPages struct {
 	r        *column.Reader
 	def, rep []int16
+
+	// For nextWithEmpty: a page decoded ahead of the data pages without
+	// levels before it, which column.Reader steps over.
+	ahead *pageData
+	done  bool
+	seen  int // the ordinal after the last page returned
 }
 
 func newDataPages(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool) *dataPages {
@@ -248,6 +254,43 @@ func (d *dataPages) next() (*pageData, error) {
 				maxValues, maxValueBytes, n, pagecodec.ErrLimit))
 		}
 	}
+	return pd, nil
+}
+
+// nextWithEmpty is next, with the data pages of no levels (which
+// column.Reader steps over, having nothing to read in them) returned as
+// empty pages in their place: isData tells which of the numPages pages of
+// the chunk, by ordinal, are data pages.
+func (d *dataPages) nextWithEmpty(isData func(ordinal int) bool, numPages int) (*pageData, error) {
+	if d.ahead == nil && !d.done {
+		pd, err := d.next()
+		switch {
+		case err == io.EOF:
+			d.done = true
+		case err != nil:
+			return nil, err
+		default:
+			d.ahead = pd
+		}
+	}
+	upTo := numPages
+	if d.ahead != nil {
+		upTo = d.ahead.ordinal
+	}
+	for d.seen < upTo {
+		ord := d.seen
+		d.seen++
+		if isData(ord) {
+			pd := &pageData{ordinal: ord, values: plainValues{v: new(column.Values)}}
+			pd.values.v.Reset(d.r.Column())
+			return pd, nil
+		}
+	}
+	if d.ahead == nil {
+		return nil, io.EOF
+	}
+	pd := d.ahead
+	d.ahead, d.seen = nil, pd.ordinal+1
 	return pd, nil
 }
 
