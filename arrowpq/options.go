@@ -43,8 +43,14 @@ type ReadOptions struct {
 	// GOMAXPROCS; 1 decodes on the calling goroutine.
 	Parallelism int
 	// Dictionary lists columns (names or dotted paths, as Columns) to return
-	// as Arrow dictionary arrays with the Parquet dictionary reused across
-	// the batches of a column chunk.
+	// as Arrow dictionary arrays (int32 indices) with the Parquet dictionary
+	// reused across the batches of a column chunk: one dictionary array,
+	// converted once per chunk, shared by every batch read from its
+	// dictionary-encoded pages. Any leaf type but booleans qualifies:
+	// strings and binaries, integers, floating point, decimals, dates,
+	// times, timestamps, durations, fixed-size binaries. A batch that
+	// meets a page written in another encoding (a writer's fallback from a
+	// dictionary that grew too big) gets a dictionary of its own values.
 	Dictionary []string
 	// Int96Unit is the timestamp unit for INT96 columns; zero means
 	// nanoseconds. Spark files with dates outside 1677–2262 need

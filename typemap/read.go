@@ -51,9 +51,11 @@ type ReadOptions struct {
 	// schema is what the Parquet schema alone says.
 	IgnoreArrowSchema bool
 	// Dictionary lists the dotted paths (metadata.Column.DottedPath) of the
-	// leaf columns to read as Dictionary<int32, T>. Only binary-like T
-	// (Binary, String, their Large and View forms, FixedSizeBinary) can be
-	// dictionary-encoded; other columns in the list read as usual.
+	// leaf columns to read as Dictionary<int32, T>: binary-like T (Binary,
+	// String, their Large and View forms, FixedSizeBinary), integers,
+	// floating point, decimals, dates, times, timestamps and durations
+	// (every physical type but BOOLEAN: arrow-go has no dictionary of
+	// bool); other columns in the list read as usual.
 	Dictionary []string
 }
 
@@ -505,10 +507,20 @@ func listElem(origin *arrow.Field) *arrow.Field {
 	return nil
 }
 
+// dictionaryValueOK reports whether a leaf of Arrow type dt can be read as
+// a dictionary: its values are one Parquet physical value each, and arrow-go
+// builds dictionaries of the type (the reader falls back to building one
+// when a chunk's pages leave the dictionary).
 func dictionaryValueOK(dt arrow.DataType) bool {
 	switch dt.ID() {
 	case arrow.BINARY, arrow.STRING, arrow.LARGE_BINARY, arrow.LARGE_STRING,
-		arrow.BINARY_VIEW, arrow.STRING_VIEW, arrow.FIXED_SIZE_BINARY:
+		arrow.BINARY_VIEW, arrow.STRING_VIEW, arrow.FIXED_SIZE_BINARY,
+		arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
+		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256,
+		arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64,
+		arrow.TIMESTAMP, arrow.DURATION:
 		return true
 	}
 	return false
