@@ -114,9 +114,15 @@ type ReadOptions struct {
 	Superset bool
 	// SmallDecimals reads DECIMAL columns of precision ≤ 9 as
 	// arrow.Decimal32 and ≤ 18 as arrow.Decimal64 instead of Decimal128
-	// (Decimal256 above 38 digits either way), unless ARROW:schema names the
-	// decimal type the writer had.
+	// (Decimal256 above 38 digits either way), also where ARROW:schema
+	// names Decimal128 or Decimal256 for them: the request wins, the
+	// values are the same.
 	SmallDecimals bool
+	// Views reads String and Binary columns (LargeString and LargeBinary
+	// too, whatever ARROW:schema says) as arrow.StringView and
+	// arrow.BinaryView: values of up to 12 bytes inline in their view,
+	// longer ones pointing into one data buffer per batch.
+	Views bool
 }
 
 // normalized returns o with defaults filled in, or an error for values

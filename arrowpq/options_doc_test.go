@@ -56,7 +56,8 @@ func TestDocsNameRealOptions(t *testing.T) {
 // TestSmallDecimals reads DECIMAL columns of precision 7, 15 and 30 as
 // Decimal32, Decimal64 and Decimal128 with ReadOptions.SmallDecimals, with
 // the unscaled values that pqarrow reads (as Decimal128) from the same file;
-// ARROW:schema, when written, restores the writer's Decimal128.
+// the request wins over the Decimal128 of ARROW:schema, which restores the
+// writer's type when SmallDecimals is off.
 func TestSmallDecimals(t *testing.T) {
 	vals := []int64{-9999999, 0, 1234567, 42}
 	valid := []bool{true, true, true, false}
@@ -119,10 +120,23 @@ func TestSmallDecimals(t *testing.T) {
 		}
 	}
 
-	withSchema := readHintFile(t, writeBytes(t, rec, nil), &arrowpq.ReadOptions{SmallDecimals: true})
-	defer withSchema.Release()
-	if !withSchema.Schema().Equal(rec.Schema()) {
-		t.Errorf("with ARROW:schema: %v, want %v", withSchema.Schema(), rec.Schema())
+	// With ARROW:schema (Decimal128 for all three), the request still
+	// wins; without it, ARROW:schema restores the writer's Decimal128.
+	withSchema := writeBytes(t, rec, nil)
+	small := readHintFile(t, withSchema, &arrowpq.ReadOptions{SmallDecimals: true})
+	defer small.Release()
+	for i, dt := range want {
+		if got := small.Column(i).DataType(); !arrow.TypeEqual(got, dt) {
+			t.Errorf("with ARROW:schema and SmallDecimals, %s: %v, want %v", fields[i].Name, got, dt)
+		}
+		if !array.Equal(small.Column(i), got.Column(i)) {
+			t.Errorf("with ARROW:schema and SmallDecimals, %s differs from the read without ARROW:schema", fields[i].Name)
+		}
+	}
+	restored := readHintFile(t, withSchema, nil)
+	defer restored.Release()
+	if !restored.Schema().Equal(rec.Schema()) {
+		t.Errorf("with ARROW:schema: %v, want %v", restored.Schema(), rec.Schema())
 	}
 }
 

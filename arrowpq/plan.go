@@ -38,7 +38,7 @@ type fieldDecoder interface {
 }
 
 func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
-	topts := typemap.ReadOptions{IgnoreArrowSchema: opts.IgnoreArrowSchema, SmallDecimals: opts.SmallDecimals}
+	topts := typemap.ReadOptions{IgnoreArrowSchema: opts.IgnoreArrowSchema, SmallDecimals: opts.SmallDecimals, Views: opts.Views}
 	switch opts.Int96Unit {
 	case arrow.Microsecond:
 		topts.Int96Unit = typemap.Int96Micros

@@ -45,8 +45,14 @@ type ReadOptions struct {
 	// than nanoseconds set here wins over ARROW:schema.
 	Int96Unit Int96Unit
 	// SmallDecimals reads DECIMAL of precision ≤ 9 as Decimal32 and ≤ 18 as
-	// Decimal64 instead of Decimal128.
+	// Decimal64 instead of Decimal128, also where ARROW:schema names
+	// Decimal128 or Decimal256 (the request wins: the values are the same).
 	SmallDecimals bool
+	// Views reads every String and Binary leaf (LargeString and
+	// LargeBinary too) as StringView / BinaryView: the request wins over
+	// the string type ARROW:schema names, since both are the same values
+	// in another layout.
+	Views bool
 	// IgnoreArrowSchema disregards the ARROW:schema footer entry: the Arrow
 	// schema is what the Parquet schema alone says.
 	IgnoreArrowSchema bool
@@ -432,6 +438,7 @@ func (b *reader) leaf(n *metadata.Node, origin *arrow.Field) *Field {
 	if so := storageOf(origin); so != nil {
 		lm = b.adoptLeaf(n, lm, so)
 	}
+	lm = b.requested(lm)
 	col := b.schema.Columns[n.Column]
 	if b.dict[col.DottedPath] && dictionaryValueOK(lm.typ) {
 		lm.typ = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: lm.typ}
@@ -505,6 +512,32 @@ func listElem(origin *arrow.Field) *arrow.Field {
 		return &f
 	}
 	return nil
+}
+
+// requested applies the layouts a reader asked for (Views, SmallDecimals)
+// to a leaf's mapping, after ARROW:schema has had its say: they change how
+// values are laid out in Arrow, never the values.
+func (b *reader) requested(lm leafMapping) leafMapping {
+	phys, width := lm.conv.Physical, lm.conv.TypeLength
+	switch t := lm.typ.(type) {
+	case *arrow.StringType, *arrow.LargeStringType:
+		if b.opts.Views && lm.conv.Kind == Identity {
+			lm.typ = arrow.BinaryTypes.StringView
+			lm.conv = identity(phys, width, lm.typ)
+		}
+	case *arrow.BinaryType, *arrow.LargeBinaryType:
+		if b.opts.Views && lm.conv.Kind == Identity {
+			lm.typ = arrow.BinaryTypes.BinaryView
+			lm.conv = identity(phys, width, lm.typ)
+		}
+	case *arrow.Decimal128Type, *arrow.Decimal256Type:
+		dt := t.(arrow.DecimalType)
+		if b.opts.SmallDecimals && lm.conv.Kind == Decimal && dt.GetPrecision() <= maxDecimal64Precision {
+			small := decimalType(dt.GetPrecision(), dt.GetScale(), true)
+			lm.typ, lm.conv = small, decimalConv(phys, width, small)
+		}
+	}
+	return lm
 }
 
 // dictionaryValueOK reports whether a leaf of Arrow type dt can be read as
