@@ -38,6 +38,10 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 		if e, ok := dt.(arrow.ExtensionType); ok {
 			dt = e.StorageType()
 		}
+		if ree, ok := dt.(*arrow.RunEndEncodedType); ok {
+			// Decoded as the plain values, run-end encoded per batch.
+			dt = ree.Encoded()
+		}
 		_, lr.wantIndices = dt.(*arrow.DictionaryType)
 		// Flat fixed-width values whose Arrow layout is the physical one
 		// decode straight into the Arrow buffer.
@@ -229,6 +233,11 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		dict = d
 		dt = d.ValueType
 	}
+	var ree *arrow.RunEndEncodedType
+	if r, ok := dt.(*arrow.RunEndEncodedType); ok {
+		ree = r
+		dt = r.Encoded()
+	}
 	if dict != nil && lr.dense.IndexMode {
 		arr, err := fr.dictionaryArray(f, lr, dict, s)
 		if err != nil {
@@ -247,6 +256,14 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 	}
 	if dict != nil {
 		enc, err := dictionaryEncode(fr.mem, dict, arr)
+		arr.Release()
+		if err != nil {
+			return nil, lr.wrap(err)
+		}
+		arr = enc
+	}
+	if ree != nil {
+		enc, err := runEndEncode(fr.mem, ree, arr)
 		arr.Release()
 		if err != nil {
 			return nil, lr.wrap(err)

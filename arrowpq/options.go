@@ -118,6 +118,18 @@ type ReadOptions struct {
 	// names Decimal128 or Decimal256 for them: the request wins, the
 	// values are the same.
 	SmallDecimals bool
+	// RunEndEncoded lists columns (names or dotted paths, as Columns) to
+	// return as run_end_encoded<int32, T> arrays, runs of equal values
+	// (nulls included) in each batch; a column also in Dictionary reads as
+	// a dictionary. Boolean, numeric, decimal128/256, date, time,
+	// timestamp, string, binary and fixed-size binary leaves qualify.
+	// Without it, columns written from run-end encoded arrays (whose type
+	// ARROW:schema records) read back run-end encoded.
+	RunEndEncoded []string
+	// ListViews reads every list column as arrow.ListView (LargeList as
+	// LargeListView), also where ARROW:schema names List; columns written
+	// from list views read back as list views without it.
+	ListViews bool
 	// Views reads String and Binary columns (LargeString and LargeBinary
 	// too, whatever ARROW:schema says) as arrow.StringView and
 	// arrow.BinaryView: values of up to 12 bytes inline in their view,

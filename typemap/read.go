@@ -63,6 +63,13 @@ type ReadOptions struct {
 	// (every physical type but BOOLEAN: arrow-go has no dictionary of
 	// bool); other columns in the list read as usual.
 	Dictionary []string
+	// RunEndEncoded lists the dotted paths of leaf columns to read as
+	// RunEndEncoded<int32, T> (T the leaf's type; a dictionary request
+	// wins). ARROW:schema restores run-end encoded types without it.
+	RunEndEncoded []string
+	// ListViews reads LIST columns as ListView, also where ARROW:schema
+	// names List (LargeList as LargeListView; a FixedSizeList stays).
+	ListViews bool
 }
 
 // Kind is the shape of a [Field].
@@ -166,6 +173,12 @@ func ToArrow(s *metadata.Schema, kv []*format.KeyValue, opts ReadOptions) (*Mani
 			b.dict[p] = true
 		}
 	}
+	if len(opts.RunEndEncoded) > 0 {
+		b.ree = make(map[string]bool, len(opts.RunEndEncoded))
+		for _, p := range opts.RunEndEncoded {
+			b.ree[p] = true
+		}
+	}
 	m := &Manifest{Leaves: b.leaves}
 	if !opts.IgnoreArrowSchema {
 		if v, ok := b.keyValue(ArrowSchemaKey); ok {
@@ -209,6 +222,7 @@ type reader struct {
 	opts   ReadOptions
 	kv     []*format.KeyValue
 	dict   map[string]bool
+	ree    map[string]bool
 	leaves []*Field
 }
 
@@ -358,6 +372,9 @@ func (b *reader) finishList(list *Field, name string, n *metadata.Node, elem *Fi
 	switch o := storageOf(origin).(type) {
 	case *arrow.LargeListType:
 		dt = arrow.LargeListOfField(elem.Arrow)
+		if b.opts.ListViews {
+			dt = arrow.LargeListViewOfField(elem.Arrow)
+		}
 	case *arrow.FixedSizeListType:
 		if o.Len() > 0 {
 			dt = arrow.FixedSizeListOfField(o.Len(), elem.Arrow)
@@ -370,6 +387,9 @@ func (b *reader) finishList(list *Field, name string, n *metadata.Node, elem *Fi
 		dt = arrow.LargeListViewOfField(elem.Arrow)
 	default:
 		dt = arrow.ListOfField(elem.Arrow)
+		if b.opts.ListViews {
+			dt = arrow.ListViewOfField(elem.Arrow)
+		}
 	}
 	list.Arrow = b.arrowField(n, dt, origin)
 }
@@ -435,13 +455,28 @@ func (b *reader) mapGroup(g *metadata.Node, origin *arrow.Field) (*Field, error)
 
 func (b *reader) leaf(n *metadata.Node, origin *arrow.Field) *Field {
 	lm := b.mapLeaf(n)
-	if so := storageOf(origin); so != nil {
+	so := storageOf(origin)
+	ree, _ := so.(*arrow.RunEndEncodedType)
+	if ree != nil {
+		// Written as the logical values: adopt the value type.
+		so = ree.Encoded()
+	}
+	if so != nil {
 		lm = b.adoptLeaf(n, lm, so)
 	}
 	lm = b.requested(lm)
 	col := b.schema.Columns[n.Column]
 	if b.dict[col.DottedPath] && dictionaryValueOK(lm.typ) {
 		lm.typ = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: lm.typ}
+	} else if runEndValueOK(lm.typ) {
+		// Run-end encoding is a layout over the leaf's values, which the
+		// reader builds after decoding them: the conversion stays the
+		// value type's.
+		if ree != nil && arrow.TypeEqual(ree.Encoded(), lm.typ) {
+			lm.typ = arrow.RunEndEncodedOf(ree.RunEnds(), lm.typ)
+		} else if b.ree[col.DottedPath] {
+			lm.typ = arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int32, lm.typ)
+		}
 	}
 	f := &Field{Kind: Leaf, Column: n.Column, Conv: lm.conv}
 	f.Arrow = b.arrowField(n, lm.typ, origin)
@@ -538,6 +573,20 @@ func (b *reader) requested(lm leafMapping) leafMapping {
 		}
 	}
 	return lm
+}
+
+// runEndValueOK reports whether a leaf of Arrow type dt can be read as
+// run-end encoded values (arrow-go's run_end_encode kernel takes them).
+func runEndValueOK(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256,
+		arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP,
+		arrow.BINARY, arrow.STRING, arrow.LARGE_BINARY, arrow.LARGE_STRING, arrow.FIXED_SIZE_BINARY:
+		return true
+	}
+	return false
 }
 
 // dictionaryValueOK reports whether a leaf of Arrow type dt can be read as
