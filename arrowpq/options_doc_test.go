@@ -3,7 +3,6 @@ package arrowpq_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"reflect"
 	"regexp"
@@ -163,28 +162,6 @@ func TestRootName(t *testing.T) {
 		}
 		if got := rdr.MetaData().Schema.Root().Name(); got != tc.want {
 			t.Errorf("RootName %q: pqarrow sees root %q", tc.opt, got)
-		}
-	}
-}
-
-// TestWriteListViewUnsupported: docs/type-mapping.md lists list_view as not
-// written yet; the writer says so with ErrUnsupported, naming the field
-// (the check of the batch's arrays finds it before any column writer).
-func TestWriteListViewUnsupported(t *testing.T) {
-	for _, dt := range []arrow.DataType{arrow.ListViewOf(arrow.PrimitiveTypes.Int64), arrow.LargeListViewOf(arrow.PrimitiveTypes.Int64)} {
-		bld := array.NewBuilder(memory.DefaultAllocator, dt)
-		bld.AppendNull()
-		arr := bld.NewArray()
-		bld.Release()
-		s := arrow.NewSchema([]arrow.Field{{Name: "lv", Type: dt, Nullable: true}}, nil)
-		rec := array.NewRecordBatch(s, []arrow.Array{arr}, 1)
-		arr.Release()
-		var buf bytes.Buffer
-		err := arrowpq.WriteTable(&buf, array.NewTableFromRecords(s, []arrow.RecordBatch{rec}), nil)
-		rec.Release()
-		var ae *arrowpq.Error
-		if !errors.Is(err, metadata.ErrUnsupported) || errors.Is(err, arrowpq.ErrInvalidArray) || !errors.As(err, &ae) || ae.Column != "lv" {
-			t.Errorf("%v: error %v, want ErrUnsupported naming lv", dt, err)
 		}
 	}
 }

@@ -35,8 +35,12 @@ var errAborted = errors.New("writer was aborted")
 // [Writer.Close]. A Writer keeps the first error it meets and returns it
 // from every later call. It is not safe for concurrent use.
 type Writer struct {
-	out      *countWriter
-	schema   *arrow.Schema
+	out    *countWriter
+	schema *arrow.Schema
+	// plain is schema with list views as lists and run-end encoded types
+	// as their values (plainLayoutSchema), what the columns are written
+	// as; nil when schema has neither.
+	plain    *arrow.Schema
 	manifest *typemap.WriteManifest
 	opts     WriteOptions
 	cols     []*columnWriter
@@ -95,11 +99,17 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	if opts == nil {
 		opts = &WriteOptions{}
 	}
-	m, err := typemap.FromArrow(schema, typemap.WriteOptions{
+	plain, layouts := plainLayoutSchema(schema)
+	topts := typemap.WriteOptions{
 		IgnoreArrowSchema: !opts.ArrowSchema.or(true),
 		Int96Timestamps:   opts.Int96Timestamps,
 		RootName:          opts.RootName,
-	})
+	}
+	if layouts {
+		// ARROW:schema keeps the layouts, for readers to restore.
+		topts.ArrowSchema = schema
+	}
+	m, err := typemap.FromArrow(plain, topts)
 	if err != nil {
 		return nil, writeError(err)
 	}
@@ -109,6 +119,9 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	wr := &Writer{out: &countWriter{w: bufio.NewWriterSize(w, 1<<20)}, schema: schema, manifest: m, opts: *opts, mem: opts.Allocator}
 	if wr.mem == nil {
 		wr.mem = memory.DefaultAllocator
+	}
+	if layouts {
+		wr.plain = plain
 	}
 	for i, col := range m.Schema.Columns {
 		cfg, err := opts.resolve(col)
@@ -250,6 +263,18 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 			}
 			return w.fail(e)
 		}
+	}
+	if w.plain != nil {
+		plain, err := w.plainColumns(cols)
+		if err != nil {
+			return w.fail(err)
+		}
+		defer func() {
+			for _, c := range plain {
+				c.Release()
+			}
+		}()
+		cols = plain
 	}
 	for i, cw := range w.cols {
 		if err := cw.bind(cols[w.top[i]]); err != nil {
