@@ -497,8 +497,12 @@ func (w *Writer) finish() error {
 	if md.RowGroups == nil {
 		md.RowGroups = []*format.RowGroup{}
 	}
-	for range w.cols {
-		md.ColumnOrders = append(md.ColumnOrders, &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}})
+	for _, cw := range w.cols {
+		order := &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}}
+		if cw.cfg.totalOrder {
+			order = metadata.TotalOrderColumnOrder()
+		}
+		md.ColumnOrders = append(md.ColumnOrders, order)
 	}
 	keys := make([]string, 0, len(w.opts.KeyValueMetadata))
 	for k := range w.opts.KeyValueMetadata {
