@@ -33,6 +33,8 @@ func TestWriteALP(t *testing.T) {
 		{Name: "price", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		{Name: "price32", Type: arrow.PrimitiveTypes.Float32},
 		{Name: "noise", Type: arrow.PrimitiveTypes.Float64},
+		// Prices, then noise: ALP pages, then PLAIN ones in one chunk.
+		{Name: "mixed", Type: arrow.PrimitiveTypes.Float64},
 	}, nil)
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
@@ -62,6 +64,11 @@ func TestWriteALP(t *testing.T) {
 		}
 		b.Field(1).(*array.Float32Builder).Append(math.Float32frombits(uint32(prices32[i])))
 		b.Field(2).(*array.Float64Builder).Append(math.Float64frombits(rng.Uint64()))
+		if i < rows/2 {
+			b.Field(3).(*array.Float64Builder).Append(math.Float64frombits(prices[i]))
+		} else {
+			b.Field(3).(*array.Float64Builder).Append(math.Float64frombits(rng.Uint64()))
+		}
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
@@ -81,12 +88,18 @@ func TestWriteALP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for c, name := range []string{"price", "price32", "noise"} {
+	for c, name := range []string{"price", "price32", "noise", "mixed"} {
 		md := f.Meta.RowGroups[0].Columns[c].MetaData
 		hasALP := slices.Contains(md.Encodings, format.Encoding_ALP)
 		hasPlain := slices.Contains(md.Encodings, format.Encoding_PLAIN)
 		size, plainSize := md.TotalUncompressedSize, fp.Meta.RowGroups[0].Columns[c].MetaData.TotalUncompressedSize
 		t.Logf("%s: %d bytes in ALP, %d in PLAIN (%.2f×), encodings %v", name, size, plainSize, float64(plainSize)/float64(size), md.Encodings)
+		if name == "mixed" {
+			if !hasALP || !hasPlain {
+				t.Errorf("%s: encodings %v, want ALP and PLAIN pages", name, md.Encodings)
+			}
+			continue
+		}
 		if name == "noise" {
 			if hasALP || size > plainSize+plainSize/100 {
 				t.Errorf("%s: random doubles written with %v in %d bytes (PLAIN %d): want PLAIN fallback", name, md.Encodings, size, plainSize)
@@ -105,7 +118,7 @@ func TestWriteALP(t *testing.T) {
 
 	got := readHintFile(t, data, nil)
 	defer got.Release()
-	for c := range 3 {
+	for c := range 4 {
 		w, g := rec.Column(c), got.Column(c)
 		for i := range rows {
 			if w.IsNull(i) != g.IsNull(i) {
