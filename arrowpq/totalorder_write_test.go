@@ -13,13 +13,14 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
 // TestWriteTotalOrder writes FLOAT, DOUBLE and FLOAT16 columns with
 // WriteOptions.TotalOrder in four row groups: mixed values with NaN and
 // -0; only NaNs (and nulls); only -0; -0 and +0. The footer's column_orders names
 // IEEE_754_TOTAL_ORDER for them (TYPE_ORDER for the INT32 column), and the
-// chunk statistics, decoded by metadata (arrow-go exposes the null counts
+// chunk statistics and column index bounds, decoded by metadata (arrow-go exposes the null counts
 // and, under this order, no min and max), are the
 // bounds the spec's rules give, worked out by hand here: NaN counted and
 // not a bound unless every value is NaN, -0 below +0.
@@ -104,7 +105,16 @@ func TestWriteTotalOrder(t *testing.T) {
 			if (rg == 1) != st.AllNaN() {
 				t.Errorf("row group %d column %d: AllNaN %v", rg, c, st.AllNaN())
 			}
-			// arrow-go's raw view of the same chunk statistics.
+			// The column index (one page per chunk) holds the same bounds.
+			ci, err := metadata.ReadColumnIndex(bytes.NewReader(data), f, rg, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ci.MinValues) != 1 || leUint(ci.MinValues[0]) != bits(c, w[0]) || leUint(ci.MaxValues[0]) != bits(c, w[1]) ||
+				len(ci.NanCounts) != 1 || ci.NanCounts[0] != int64(w[2]) {
+				t.Errorf("row group %d column %d: column index %v %v nan counts %v", rg, c, ci.MinValues, ci.MaxValues, ci.NanCounts)
+			}
+			// arrow-go's view of the same chunk statistics.
 			cc, err := rdr.MetaData().RowGroup(rg).ColumnChunk(c)
 			if err != nil {
 				t.Fatal(err)
@@ -157,4 +167,36 @@ func nullsIn(g []float64, null float64) int {
 		}
 	}
 	return n
+}
+
+// TestWriteTotalOrderBoundary: the column index boundary order compares
+// page bounds in total order. Pages {-1, +0} then {-1, -0}: equal minima,
+// maxima +0 then -0, which TYPE_ORDER calls equal (ASCENDING) and total
+// order descending.
+func TestWriteTotalOrderBoundary(t *testing.T) {
+	b := array.NewFloat64Builder(memory.NewGoAllocator())
+	b.AppendValues([]float64{-1, 0, -1, math.Copysign(0, -1)}, nil)
+	col := b.NewArray()
+	b.Release()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.PrimitiveTypes.Float64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 4)
+	defer rec.Release()
+	for _, tc := range []struct {
+		order arrowpq.Toggle
+		want  format.BoundaryOrder
+	}{{arrowpq.On, format.BoundaryOrder_DESCENDING}, {arrowpq.Off, format.BoundaryOrder_ASCENDING}} {
+		data := writeBytes(t, rec, &arrowpq.WriteOptions{TotalOrder: tc.order, MaxRowsPerPage: 2, Dictionary: arrowpq.Off})
+		f, err := metadata.ReadFooter(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ci, err := metadata.ReadColumnIndex(bytes.NewReader(data), f, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ci.MaxValues) != 2 || ci.BoundaryOrder != tc.want {
+			t.Errorf("TotalOrder %v: %d pages, boundary order %v, want %v", tc.order, len(ci.MaxValues), ci.BoundaryOrder, tc.want)
+		}
+	}
 }
