@@ -162,7 +162,8 @@ type Encoding uint8
 // only: DeltaBinaryPacked for INT32 and INT64; DeltaLengthByteArray for
 // BYTE_ARRAY; DeltaByteArray for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY;
 // ByteStreamSplit for INT32, INT64, FLOAT, DOUBLE and FIXED_LEN_BYTE_ARRAY;
-// RLE for BOOLEAN. [NewWriter] rejects other pairs.
+// RLE for BOOLEAN; ALP for FLOAT and DOUBLE. [NewWriter] rejects other
+// pairs.
 const (
 	DefaultEncoding Encoding = iota
 	Plain
@@ -171,9 +172,14 @@ const (
 	DeltaByteArray
 	ByteStreamSplit
 	RLE
+	// ALP (Adaptive Lossless floating-Point, Encodings.md "ALP = 10") is a
+	// preview of the format that few readers know (pqarrow, DuckDB and
+	// arrow-rs fail on it today): never a default, only on request. A
+	// page that ALP would make larger than PLAIN is written PLAIN.
+	ALP
 )
 
-var encodingNames = [...]string{"DEFAULT", "PLAIN", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT", "RLE"}
+var encodingNames = [...]string{"DEFAULT", "PLAIN", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT", "RLE", "ALP"}
 
 // String returns the encoding name as parquet.thrift spells it.
 func (e Encoding) String() string {
@@ -193,6 +199,7 @@ var encodingFormats = [...]format.Encoding{
 	DeltaByteArray:       format.Encoding_DELTA_BYTE_ARRAY,
 	ByteStreamSplit:      format.Encoding_BYTE_STREAM_SPLIT,
 	RLE:                  format.Encoding_RLE,
+	ALP:                  format.Encoding_ALP,
 }
 
 func (e Encoding) format() format.Encoding {
@@ -342,6 +349,11 @@ type ColumnOptions struct {
 	// (DefaultBloomFilterFPP when zero).
 	BloomFilterNDV int64
 	BloomFilterFPP float64
+	// TotalOrder, On for a FLOAT, DOUBLE or FLOAT16 column, writes its
+	// column_orders entry as IEEE_754_TOTAL_ORDER and its statistics and
+	// column index bounds in that order (NaN counted and ordered, -0
+	// below +0); On for another column is an error.
+	TotalOrder Toggle
 }
 
 // WriteOptions configures a [Writer]. The zero value means: Snappy, dictionary
@@ -386,6 +398,10 @@ type WriteOptions struct {
 	SizeStatistics Toggle
 	// PageChecksums turns page CRCs on (default) or off.
 	PageChecksums Toggle
+	// TotalOrder On writes every FLOAT, DOUBLE and FLOAT16 column under
+	// IEEE_754_TOTAL_ORDER (see ColumnOptions.TotalOrder); the default is
+	// TYPE_ORDER, which every reader knows.
+	TotalOrder Toggle
 	// ArrowSchema turns the ARROW:schema footer entry on (default) or off.
 	ArrowSchema Toggle
 	// Int96Timestamps stores timestamps as INT96.
@@ -426,6 +442,7 @@ type columnConfig struct {
 	pageSize       int
 	maxRowsPerPage int
 	crc            bool
+	totalOrder     bool
 }
 
 // resolve computes the configuration of column c (path given) from o.
@@ -444,6 +461,7 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 		maxRowsPerPage: o.MaxRowsPerPage,
 		crc:            o.PageChecksums.or(true),
 	}
+	cfg.totalOrder = o.TotalOrder.or(false)
 	comp := o.Compression
 	for _, key := range []string{c.Path[0], c.DottedPath} {
 		co, ok := o.Columns[key]
@@ -461,11 +479,16 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 			cfg.encoding = co.Encoding
 		}
 		cfg.stats = co.Statistics.or(cfg.stats)
+		if co.TotalOrder == On && !isFloatColumn(c) {
+			return cfg, fmt.Errorf("column %s: TotalOrder on a column of %s, not FLOAT, DOUBLE or FLOAT16", c.DottedPath, c.Physical)
+		}
+		cfg.totalOrder = co.TotalOrder.or(cfg.totalOrder)
 		cfg.pageIndex = co.PageIndex.or(cfg.pageIndex)
 		if co.BloomFilterNDV > 0 {
 			cfg.bloomNDV, cfg.bloomFPP = co.BloomFilterNDV, co.BloomFilterFPP
 		}
 	}
+	cfg.totalOrder = cfg.totalOrder && isFloatColumn(c)
 	if int(comp) >= len(compressionCodecs) {
 		return cfg, fmt.Errorf("column %s: unknown compression %d", c.DottedPath, comp)
 	}
@@ -517,6 +540,7 @@ func (cfg *columnConfig) columnOptions(c *metadata.Column, mem memory.Allocator)
 		PageSize:           cfg.pageSize,
 		MaxRowsPerPage:     cfg.maxRowsPerPage,
 		CRC:                cfg.crc,
+		TotalOrder:         cfg.totalOrder,
 		Allocator:          mem,
 	}
 	if cfg.bloomNDV > 0 {
@@ -548,4 +572,17 @@ func (o *WriteOptions) checkColumns(s *metadata.Schema) error {
 		}
 	}
 	return nil
+}
+
+// isFloatColumn reports whether c holds FLOAT, DOUBLE or FLOAT16 values,
+// the columns IEEE_754_TOTAL_ORDER applies to.
+func isFloatColumn(c *metadata.Column) bool {
+	switch c.Physical {
+	case format.Type_FLOAT, format.Type_DOUBLE:
+		return true
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		lt := c.Node.LogicalType()
+		return c.TypeLength == 2 && lt != nil && lt.FLOAT16 != nil
+	}
+	return false
 }

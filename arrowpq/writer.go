@@ -35,8 +35,12 @@ var errAborted = errors.New("writer was aborted")
 // [Writer.Close]. A Writer keeps the first error it meets and returns it
 // from every later call. It is not safe for concurrent use.
 type Writer struct {
-	out      *countWriter
-	schema   *arrow.Schema
+	out    *countWriter
+	schema *arrow.Schema
+	// plain is schema with list views as lists and run-end encoded types
+	// as their values (plainLayoutSchema), what the columns are written
+	// as; nil when schema has neither.
+	plain    *arrow.Schema
 	manifest *typemap.WriteManifest
 	opts     WriteOptions
 	cols     []*columnWriter
@@ -101,11 +105,17 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	if opts == nil {
 		opts = &WriteOptions{}
 	}
-	m, err := typemap.FromArrow(schema, typemap.WriteOptions{
+	plain, layouts := plainLayoutSchema(schema)
+	topts := typemap.WriteOptions{
 		IgnoreArrowSchema: !opts.ArrowSchema.or(true),
 		Int96Timestamps:   opts.Int96Timestamps,
 		RootName:          opts.RootName,
-	})
+	}
+	if layouts {
+		// ARROW:schema keeps the layouts, for readers to restore.
+		topts.ArrowSchema = schema
+	}
+	m, err := typemap.FromArrow(plain, topts)
 	if err != nil {
 		return nil, writeError(err)
 	}
@@ -115,6 +125,9 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	wr := &Writer{out: &countWriter{w: bufio.NewWriterSize(w, 1<<20)}, schema: schema, manifest: m, opts: *opts, mem: opts.Allocator}
 	if wr.mem == nil {
 		wr.mem = memory.DefaultAllocator
+	}
+	if layouts {
+		wr.plain = plain
 	}
 	for i, col := range m.Schema.Columns {
 		cfg, err := opts.resolve(col)
@@ -256,6 +269,18 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 			}
 			return w.fail(e)
 		}
+	}
+	if w.plain != nil {
+		plain, err := w.plainColumns(cols)
+		if err != nil {
+			return w.fail(err)
+		}
+		defer func() {
+			for _, c := range plain {
+				c.Release()
+			}
+		}()
+		cols = plain
 	}
 	for i, cw := range w.cols {
 		if err := cw.bind(cols[w.top[i]]); err != nil {
@@ -472,8 +497,12 @@ func (w *Writer) finish() error {
 	if md.RowGroups == nil {
 		md.RowGroups = []*format.RowGroup{}
 	}
-	for range w.cols {
-		md.ColumnOrders = append(md.ColumnOrders, &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}})
+	for _, cw := range w.cols {
+		order := &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}}
+		if cw.cfg.totalOrder {
+			order = metadata.TotalOrderColumnOrder()
+		}
+		md.ColumnOrders = append(md.ColumnOrders, order)
 	}
 	keys := make([]string, 0, len(w.opts.KeyValueMetadata))
 	for k := range w.opts.KeyValueMetadata {

@@ -1,6 +1,7 @@
 package column
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -69,6 +70,13 @@ type WriterOptions struct {
 	PageSize, MaxRowsPerPage int
 	// CRC writes page checksums.
 	CRC bool
+	// TotalOrder computes the statistics and column index bounds of a
+	// FLOAT, DOUBLE or FLOAT16 column in IEEE 754 total order
+	// (metadata.TotalOrderBounds: NaN counted, -0 below +0, NaN bounds
+	// only when every value is NaN), for a file whose column_orders says
+	// IEEE_754_TOTAL_ORDER for it ([metadata.TotalOrderColumnOrder]). It
+	// is ignored for other columns.
+	TotalOrder bool
 	// Allocator provides the page buffers; nil is Go memory.
 	Allocator Allocator
 }
@@ -181,6 +189,9 @@ func NewWriter(col *metadata.Column, opts WriterOptions) (*Writer, error) {
 	}
 	kind := statsKind(col)
 	w.page.stats.kind, w.chunk.stats.kind = kind, kind
+	if opts.TotalOrder && (kind == cmpFloat || kind == cmpDouble || kind == cmpFloat16) {
+		w.page.stats.totalOrder, w.chunk.stats.totalOrder = true, true
+	}
 	w.page.defHist = make([]int64, col.MaxDef+1)
 	w.page.repHist = make([]int64, col.MaxRep+1)
 	w.chunk.defHist = make([]int64, col.MaxDef+1)
@@ -390,6 +401,9 @@ func (w *Writer) FlushPage() error {
 		}
 	default:
 		body, inPlace = w.enc.appendPage(body, valuesAt)
+		// An arm may fall back to PLAIN for a page (ALP when it would
+		// be larger): it says so after encoding.
+		enc = w.enc.encoding()
 	}
 	if !inPlace {
 		w.body = body
@@ -623,8 +637,12 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 			ci.MinValues = append(ci.MinValues, l.min)
 			ci.MaxValues = append(ci.MaxValues, l.max)
 			if prev != nil {
-				cmpLo, errLo := metadata.ComparePlain(w.col, l.min, prev.min)
-				cmpHi, errHi := metadata.ComparePlain(w.col, l.max, prev.max)
+				cmp := metadata.ComparePlain
+				if ch.stats.totalOrder {
+					cmp = compareTotalOrder
+				}
+				cmpLo, errLo := cmp(w.col, l.min, prev.min)
+				cmpHi, errHi := cmp(w.col, l.max, prev.max)
 				if errLo != nil || errHi != nil {
 					asc, desc = false, false
 				}
@@ -656,4 +674,35 @@ func (w *Writer) columnIndex() *format.ColumnIndex {
 // errType reports a Batch without the field of the column's physical type.
 func errType(col *metadata.Column) error {
 	return fmt.Errorf("column: values for a %s column of another physical type: %w", col.Physical, errMisuse)
+}
+
+// compareTotalOrder compares two PLAIN float bounds of col (FLOAT, DOUBLE
+// or FLOAT16) in IEEE 754 total order, as metadata.ComparePlain does in
+// TYPE_ORDER.
+func compareTotalOrder(col *metadata.Column, a, b []byte) (int, error) {
+	if len(a) != len(b) {
+		return 0, fmt.Errorf("bounds of %d and %d bytes: %w", len(a), len(b), errCorrupt)
+	}
+	var ka, kb int64
+	switch len(a) {
+	case 2:
+		ka, kb = int64(metadata.TotalOrderKey16(binary.LittleEndian.Uint16(a))), int64(metadata.TotalOrderKey16(binary.LittleEndian.Uint16(b)))
+	case 4:
+		ka, kb = int64(metadata.TotalOrderKey32(binary.LittleEndian.Uint32(a))), int64(metadata.TotalOrderKey32(binary.LittleEndian.Uint32(b)))
+	case 8:
+		ka, kb = metadata.TotalOrderKey64(binary.LittleEndian.Uint64(a)), metadata.TotalOrderKey64(binary.LittleEndian.Uint64(b))
+	default:
+		return 0, fmt.Errorf("float bound of %d bytes for %s: %w", len(a), col.DottedPath, errCorrupt)
+	}
+	return cmpInt(ka, kb), nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

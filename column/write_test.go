@@ -951,6 +951,7 @@ func TestEncodingValid(t *testing.T) {
 		format.Encoding_PLAIN_DICTIONARY:        nil, // dictionary: not a fallback encoding
 		format.Encoding_RLE_DICTIONARY:          nil,
 		format.Encoding_BIT_PACKED:              nil, // deprecated, levels only
+		format.Encoding_ALP:                     {format.Type_FLOAT, format.Type_DOUBLE},
 	}
 	for enc, ok := range allowed {
 		for _, typ := range types {

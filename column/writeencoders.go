@@ -82,6 +82,8 @@ func valueEncoderFor(enc format.Encoding, t format.Type, width int) (valueEncode
 		case format.Type_FIXED_LEN_BYTE_ARRAY:
 			return &bssEncoder{width: width}, true
 		}
+	case format.Encoding_ALP:
+		return &alpEncoder{}, t == format.Type_FLOAT || t == format.Type_DOUBLE
 	}
 	return nil, false
 }
@@ -239,3 +241,45 @@ func (e *bssEncoder) appendInt64(v []int64)    { e.e.AppendInt64(v) }
 func (e *bssEncoder) appendFloat(v []float32)  { e.e.AppendFloat(v) }
 func (e *bssEncoder) appendDouble(v []float64) { e.e.AppendDouble(v) }
 func (e *bssEncoder) appendFixed(v []byte)     { e.e.AppendFixedLenByteArray(v) }
+
+// alpEncoder is ALP for FLOAT and DOUBLE (a preview encoding, chosen only
+// when asked for). It keeps the page's values in PLAIN beside the ALP
+// vectors: a page that ALP would make larger than PLAIN (values without a
+// short decimal form, all exceptions) is written PLAIN instead, and
+// encoding reports what the last page was written in.
+type alpEncoder struct {
+	e     pagecodec.ALPEncoder
+	plain []byte
+	alp   []byte
+	// asPlain: the last page was written PLAIN.
+	asPlain bool
+}
+
+func (e *alpEncoder) encoding() format.Encoding {
+	if e.asPlain {
+		return format.Encoding_PLAIN
+	}
+	return format.Encoding_ALP
+}
+func (e *alpEncoder) len() int { return min(e.e.Len(), len(e.plain)) }
+func (e *alpEncoder) reset() {
+	e.e.Reset()
+	e.plain = e.plain[:0]
+	e.asPlain = false
+}
+func (e *alpEncoder) appendPage(body []byte, _ int) ([]byte, bool) {
+	e.alp = e.e.AppendTo(e.alp[:0])
+	e.asPlain = len(e.alp) > len(e.plain)
+	if e.asPlain {
+		return append(body, e.plain...), false
+	}
+	return append(body, e.alp...), false
+}
+func (e *alpEncoder) appendFloat(v []float32) {
+	e.e.AppendFloat(v)
+	e.plain = pagecodec.AppendPlainFloat(e.plain, v)
+}
+func (e *alpEncoder) appendDouble(v []float64) {
+	e.e.AppendDouble(v)
+	e.plain = pagecodec.AppendPlainDouble(e.plain, v)
+}

@@ -78,12 +78,18 @@ type statsAcc struct {
 	bMin, bMax []byte // owned copies
 	nulls      int64
 	nans       int64
+	// totalOrder: a float column written under IEEE_754_TOTAL_ORDER;
+	// tob holds its bounds (NaN and -0 ordered by the spec), which encode
+	// returns instead of the TYPE_ORDER ones.
+	totalOrder bool
+	tob        metadata.TotalOrderBounds
 }
 
 func (s *statsAcc) reset() {
 	s.has = false
 	s.bMin, s.bMax = s.bMin[:0], s.bMax[:0]
 	s.nulls, s.nans = 0, 0
+	s.tob.Reset()
 }
 
 func minMax[T int32 | int64](vals []T) (lo, hi T) {
@@ -189,6 +195,9 @@ func floatMinMax[T float32 | float64](vals []T) (lo, hi T, nans int64, ok bool) 
 }
 
 func (s *statsAcc) updateFloat(vals []float32) {
+	if s.totalOrder {
+		s.tob.AddFloat(vals)
+	}
 	lo, hi, nans, ok := floatMinMax(vals)
 	s.nans += nans
 	if ok && s.kind != cmpNone {
@@ -197,6 +206,9 @@ func (s *statsAcc) updateFloat(vals []float32) {
 }
 
 func (s *statsAcc) updateDouble(vals []float64) {
+	if s.totalOrder {
+		s.tob.AddDouble(vals)
+	}
 	lo, hi, nans, ok := floatMinMax(vals)
 	s.nans += nans
 	if ok && s.kind != cmpNone {
@@ -249,6 +261,9 @@ func (s *statsAcc) updateFixed(vals []byte, width int) {
 		return
 	}
 	if s.kind == cmpFloat16 {
+		if s.totalOrder {
+			s.tob.AddFloat16(vals)
+		}
 		var lo, hi float32
 		ok := false
 		for i := 0; i+2 <= len(vals); i += 2 {
@@ -396,6 +411,9 @@ func prefixKey(data []byte, start, end int32) uint64 {
 func (s *statsAcc) merge(o *statsAcc) {
 	s.nulls += o.nulls
 	s.nans += o.nans
+	if s.totalOrder {
+		s.tob.Merge(&o.tob)
+	}
 	if !o.has {
 		return
 	}
@@ -414,6 +432,11 @@ func (s *statsAcc) merge(o *statsAcc) {
 // encode returns the PLAIN encoded min and max (nil when there is none),
 // truncating byte arrays longer than truncLen, and whether each is exact.
 func (s *statsAcc) encode(phys format.Type, truncLen int) (lo, hi []byte, loExact, hiExact bool) {
+	if s.totalOrder {
+		// NaN bounds when every value is NaN, -0 and +0 as they are.
+		lo, hi, ok := s.tob.MinMax()
+		return lo, hi, ok, ok
+	}
 	if !s.has || s.kind == cmpNone {
 		return nil, nil, false, false
 	}
