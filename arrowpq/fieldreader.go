@@ -236,12 +236,7 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		if err != nil {
 			return nil, lr.wrap(err)
 		}
-		if ext != nil {
-			wrapped := array.NewExtensionArrayWithStorage(ext, arr)
-			arr.Release()
-			arr = wrapped
-		}
-		return arr, nil
+		return asExtension(ext, arr), nil
 	}
 	arr, err := buildLeaf(fr.mem, f.Conv, dt, &lr.dense, s, fr.int96)
 	if err != nil {
@@ -263,12 +258,7 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		}
 		arr = enc
 	}
-	if ext != nil {
-		wrapped := array.NewExtensionArrayWithStorage(ext, arr)
-		arr.Release()
-		arr = wrapped
-	}
-	return arr, nil
+	return asExtension(ext, arr), nil
 }
 
 // dictionaryArray builds a dictionary array from the batch's indices and
@@ -405,13 +395,8 @@ func structArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, n
 		validBuf.Release()
 	}
 	defer data.Release()
-	arr := array.MakeFromData(data)
-	if e, ok := dt.(arrow.ExtensionType); ok {
-		wrapped := array.NewExtensionArrayWithStorage(e, arr)
-		arr.Release()
-		return wrapped
-	}
-	return arr
+	ext, _ := dt.(arrow.ExtensionType)
+	return asExtension(ext, array.MakeFromData(data))
 }
 
 // buildNested assembles fields whose leaves repeat (lists and maps): each
@@ -557,13 +542,7 @@ func (fr *fieldReader) mapArray(f *typemap.Field, n int, valid []byte, nullCount
 	data := array.NewData(mt, n, []*memory.Buffer{validBuf, offBuf}, []arrow.ArrayData{entries}, nullCount, 0)
 	releaseBuffers(validBuf, offBuf)
 	defer data.Release()
-	arr := array.MakeFromData(data)
-	if ext != nil {
-		w := array.NewExtensionArrayWithStorage(ext, arr)
-		arr.Release()
-		return w, nil
-	}
-	return arr, nil
+	return asExtension(ext, array.MakeFromData(data)), nil
 }
 
 // listArray assembles a list of any Arrow flavour from int32 offsets.
@@ -635,13 +614,7 @@ func listArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nul
 	data := array.NewData(dt, n, bufs, []arrow.ArrayData{elem.Data()}, nullCount, 0)
 	releaseBuffers(bufs...)
 	defer data.Release()
-	arr := array.MakeFromData(data)
-	if ext != nil {
-		w := array.NewExtensionArrayWithStorage(ext, arr)
-		arr.Release()
-		return w, nil
-	}
-	return arr, nil
+	return asExtension(ext, array.MakeFromData(data)), nil
 }
 
 func sizesOf(offsets []int32) []int32 {
@@ -709,4 +682,16 @@ func (fr *fieldReader) buildChildren(f *typemap.Field, n int) ([]arrow.ArrayData
 		arr.Release()
 	}
 	return children, nil
+}
+
+// asExtension returns arr, an extension type's storage, as an array of
+// ext, or arr itself when ext is nil. It takes over the caller's reference
+// to arr.
+func asExtension(ext arrow.ExtensionType, arr arrow.Array) arrow.Array {
+	if ext == nil {
+		return arr
+	}
+	w := array.NewExtensionArrayWithStorage(ext, arr)
+	arr.Release()
+	return w
 }
