@@ -59,9 +59,9 @@
 //   - No schema: a Reader knows its leaf's physical type, width and maximum
 //     levels (metadata.Column), not the logical type; conversions are the
 //     caller's.
-//   - Encrypted chunks: [ReaderOptions.Decryptor] is the seam package
-//     encryption will fill; it is not wired into page iteration yet, and a
-//     Reader given one fails each chunk with ErrUnsupported.
+//   - No keys or ciphers: an encrypted chunk comes with its [Decryptor]
+//     ([Chunk.Decryptor], package encryption's ChunkDecryptor), which the
+//     page iteration calls for every page header and body.
 //   - The writer side of the layer lives in this package's write*.go files.
 //
 // A Reader is not safe for concurrent use; different Readers are

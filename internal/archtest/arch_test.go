@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"column":                {"pagecodec", "levels", "metadata", "metadata/format", "internal/bitpack"},
 	"typemap":               {"metadata", "metadata/format"},
 	"encryption":            {"metadata", "metadata/format"},
-	"arrowpq":               {"column", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
+	"arrowpq":               {"column", "encryption", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
 	"pqflight":              {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
 	"cmd/arrowpq":           {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore", "internal/arrowjson"},
@@ -52,6 +52,8 @@ var testHelpers = []string{"internal/testshared", "internal/oracle", "internal/c
 // testAlsoAllowed lists test imports beyond a package's own list and the
 // helpers, each with its reason.
 var testAlsoAllowed = map[string][]string{
+	// The column reader's decryption tests encrypt chunks page by page.
+	"column": {"encryption"},
 	// forge's tests read the forged files with the reader they target.
 	"internal/forge": {"arrowpq"},
 	// The object-storage tests write the benchmark datasets to MinIO.
