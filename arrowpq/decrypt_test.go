@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -471,5 +472,93 @@ func readEncryptedMutant(data []byte, opts *arrowpq.ReadOptions) (outcome string
 		return "error: malformed frame"
 	default:
 		return "error: other"
+	}
+}
+
+// TestEncryptedIndexesAndBlooms: the column and offset indexes of every
+// encrypted chunk of the corpus decrypt (through the reader's
+// FileDecryptor) and pass metadata's checks, the offset index's first page
+// is the chunk's first data page; the bloom filters of the parquet-mr file
+// contain every value of their columns (i+0.5, i+0.25 for i < 2000) and
+// reject values absent from the column.
+func TestEncryptedIndexesAndBlooms(t *testing.T) {
+	testshared.Need(t, encCorpus)
+	for _, c := range encFiles {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(encCorpus, c.name)
+			r, err := arrowpq.OpenFile(path, c.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			fh, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fh.Close()
+			f := r.Metadata()
+			indexes, blooms := 0, 0
+			for col, sc := range f.Schema.Columns {
+				d, err := r.Decryptor().Chunk(0, col)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var dec metadata.IndexDecryptor
+				if d != nil {
+					dec = d
+				}
+				ci, err := metadata.ReadEncryptedColumnIndex(fh, f, 0, col, dec)
+				if err != nil {
+					t.Fatalf("%s: column index: %v", sc.DottedPath, err)
+				}
+				oi, err := metadata.ReadEncryptedOffsetIndex(fh, f, 0, col, dec)
+				if err != nil {
+					t.Fatalf("%s: offset index: %v", sc.DottedPath, err)
+				}
+				if ci != nil && oi != nil && d != nil {
+					indexes++
+					md, _ := f.ColumnChunk(0, col)
+					if oi.PageLocations[0].Offset != md.DataPageOffset {
+						t.Errorf("%s: first page at %d, data_page_offset %d", sc.DottedPath, oi.PageLocations[0].Offset, md.DataPageOffset)
+					}
+				}
+				bf, err := metadata.ReadEncryptedBloomFilter(fh, f, 0, col, dec)
+				if errors.Is(err, metadata.ErrNoBloomFilter) {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: bloom filter: %v", sc.DottedPath, err)
+				}
+				blooms++
+				hash := func(i int, missing bool) uint64 {
+					v := float64(i) + 0.5
+					if missing {
+						v += 0.125
+					}
+					if sc.DottedPath == "float_field" {
+						return metadata.XXHash64Uint32(math.Float32bits(float32(v - 0.25)))
+					}
+					return metadata.XXHash64Uint64(math.Float64bits(v))
+				}
+				falsePos := 0
+				for i := range 2000 {
+					if !bf.MayContain(hash(i, false)) {
+						t.Fatalf("%s: bloom filter misses value %d", sc.DottedPath, i)
+					}
+					if bf.MayContain(hash(i, true)) {
+						falsePos++
+					}
+				}
+				if falsePos > 100 {
+					t.Errorf("%s: %d of 2000 absent values pass the bloom filter", sc.DottedPath, falsePos)
+				}
+			}
+			if indexes == 0 {
+				t.Error("no encrypted page index read")
+			}
+			if want := map[bool]int{true: 2, false: 0}[strings.Contains(c.name, "bloom")]; blooms != want {
+				t.Errorf("%d bloom filters, want %d", blooms, want)
+			}
+		})
 	}
 }
