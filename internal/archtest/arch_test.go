@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"arrowpq":               {"column", "encryption", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
 	"pqflight":              {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
-	"cmd/arrowpq":           {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore", "internal/arrowjson"},
+	"cmd/arrowpq":           {"arrowpq", "encryption", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore", "internal/arrowjson"},
 }
 
 // testHelpers may be imported by the test files of any package: they exist
