@@ -38,7 +38,7 @@ type cryptFlags struct {
 var cliCrypt = &cryptFlags{}
 
 // noCryptFlags are the commands that read no Parquet file.
-var noCryptFlags = map[string]bool{"completion": true, "serve": true}
+var noCryptFlags = map[string]bool{"completion": true}
 
 // registerCryptFlags gives fs the decryption flags (and makes them the
 // ones openParquet and openReader use) when the command reads Parquet.

@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"typemap":               {"metadata", "metadata/format"},
 	"encryption":            {"metadata", "metadata/format"},
 	"arrowpq":               {"column", "encryption", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
-	"pqflight":              {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
+	"pqflight":              {"arrowpq", "encryption", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
 	"cmd/arrowpq":           {"arrowpq", "encryption", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore", "internal/arrowjson"},
 }
