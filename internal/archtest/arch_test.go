@@ -60,8 +60,9 @@ var testAlsoAllowed = map[string][]string{
 	"arrowpq": {"benchmarks"},
 	// convert's round trips run over the benchmark datasets.
 	"cmd/arrowpq": {"benchmarks"},
-	// The remote-read benchmark reads through objstore's range source.
-	"benchmarks": {"objstore"},
+	// The remote-read benchmark reads through objstore's range source;
+	// the encrypted-read benchmark decrypts with a footer key.
+	"benchmarks": {"objstore", "encryption"},
 }
 
 // arrowUsers may import arrow-go in product code; no product package may
