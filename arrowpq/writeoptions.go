@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
@@ -182,42 +183,28 @@ func (e Encoding) String() string {
 	return fmt.Sprintf("Encoding(%d)", uint8(e))
 }
 
+// encodingFormats maps the Encoding options to their parquet.thrift
+// values (DefaultEncoding is PLAIN).
+var encodingFormats = [...]format.Encoding{
+	DefaultEncoding:      format.Encoding_PLAIN,
+	Plain:                format.Encoding_PLAIN,
+	DeltaBinaryPacked:    format.Encoding_DELTA_BINARY_PACKED,
+	DeltaLengthByteArray: format.Encoding_DELTA_LENGTH_BYTE_ARRAY,
+	DeltaByteArray:       format.Encoding_DELTA_BYTE_ARRAY,
+	ByteStreamSplit:      format.Encoding_BYTE_STREAM_SPLIT,
+	RLE:                  format.Encoding_RLE,
+}
+
 func (e Encoding) format() format.Encoding {
-	switch e {
-	case DeltaBinaryPacked:
-		return format.Encoding_DELTA_BINARY_PACKED
-	case DeltaLengthByteArray:
-		return format.Encoding_DELTA_LENGTH_BYTE_ARRAY
-	case DeltaByteArray:
-		return format.Encoding_DELTA_BYTE_ARRAY
-	case ByteStreamSplit:
-		return format.Encoding_BYTE_STREAM_SPLIT
-	case RLE:
-		return format.Encoding_RLE
+	if int(e) < len(encodingFormats) {
+		return encodingFormats[e]
 	}
 	return format.Encoding_PLAIN
 }
 
 // validFor reports whether e can encode values of physical type t.
 func (e Encoding) validFor(t format.Type) bool {
-	switch e {
-	case DefaultEncoding, Plain:
-		return true
-	case DeltaBinaryPacked:
-		return t == format.Type_INT32 || t == format.Type_INT64
-	case DeltaLengthByteArray:
-		return t == format.Type_BYTE_ARRAY
-	case DeltaByteArray:
-		return t == format.Type_BYTE_ARRAY || t == format.Type_FIXED_LEN_BYTE_ARRAY
-	case ByteStreamSplit:
-		switch t {
-		case format.Type_INT32, format.Type_INT64, format.Type_FLOAT, format.Type_DOUBLE, format.Type_FIXED_LEN_BYTE_ARRAY:
-			return true
-		}
-	case RLE:
-		return t == format.Type_BOOLEAN
-	}
-	return false
+	return int(e) < len(encodingFormats) && column.EncodingValid(e.format(), t)
 }
 
 // MarshalText returns the encoding name as parquet.thrift spells it
@@ -512,6 +499,30 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 		cfg.dictionary = false
 	}
 	return cfg, nil
+}
+
+// columnOptions returns the options of the column writer of column c.
+func (cfg *columnConfig) columnOptions(c *metadata.Column, mem memory.Allocator) column.WriterOptions {
+	o := column.WriterOptions{
+		Codec:              cfg.codec,
+		Level:              cfg.level,
+		Dictionary:         cfg.dictionary,
+		DictionaryPageSize: cfg.dictPageSize,
+		Encoding:           cfg.encoding.format(),
+		Statistics:         cfg.stats,
+		SizeStatistics:     cfg.sizeStats,
+		PageIndex:          cfg.pageIndex,
+		TruncateLength:     cfg.truncLen,
+		DataPageV2:         cfg.v2,
+		PageSize:           cfg.pageSize,
+		MaxRowsPerPage:     cfg.maxRowsPerPage,
+		CRC:                cfg.crc,
+		Allocator:          mem,
+	}
+	if cfg.bloomNDV > 0 {
+		o.BloomFilterBytes = metadata.BloomFilterBytes(cfg.bloomNDV, cfg.bloomFPP, MaxBloomFilterBytes)
+	}
+	return o
 }
 
 // checkColumns reports options for columns the schema does not have.

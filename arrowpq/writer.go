@@ -73,9 +73,15 @@ type countWriter struct {
 }
 
 func (c *countWriter) write(b []byte) error {
+	_, err := c.Write(b)
+	return err
+}
+
+// Write is io.Writer's, for the column writers.
+func (c *countWriter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(n)
-	return err
+	return n, err
 }
 
 // NewWriter returns a Writer of Parquet data with the given Arrow schema to
@@ -285,7 +291,7 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 		w.rgRows += int64(n)
 		var buffered int64
 		for _, cw := range w.cols {
-			buffered += cw.bufferedBytes()
+			buffered += cw.cw.BufferedBytes()
 		}
 		w.buffered = buffered
 		w.bytesPerRow = float64(buffered) / float64(w.rgRows)
@@ -328,33 +334,36 @@ func (w *Writer) flushRowGroup() error {
 	}
 	rg := &format.RowGroup{NumRows: w.rgRows, Ordinal: ptrTo(int16(len(w.rowGroups)))}
 	start := w.out.n
-	for _, cw := range w.cols {
-		cc, ci, oi, scratch, err := cw.finishChunk(w.out, w.scratch)
+	blooms := make([]*metadata.BloomFilter, len(w.cols))
+	for i, cw := range w.cols {
+		res, scratch, err := cw.cw.Finish(w.out, w.out.n, w.scratch)
 		w.scratch = scratch
 		if err != nil {
 			return w.colFail(cw, err)
 		}
+		cc := res.Chunk
 		if cc.MetaData.NumValues == 0 && w.rgRows > 0 {
 			return w.colFail(cw, fmt.Errorf("column chunk without values"))
 		}
 		rg.Columns = append(rg.Columns, cc)
 		rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
-		if ci != nil || oi != nil {
-			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: ci, oi: oi})
+		if res.ColumnIndex != nil || res.OffsetIndex != nil {
+			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: res.ColumnIndex, oi: res.OffsetIndex})
 		}
+		blooms[i] = res.Bloom
 	}
 	rg.FileOffset = ptrTo(start)
 	rg.TotalCompressedSize = ptrTo(w.out.n - start)
 	// Bloom filters follow the row group's column chunks.
-	for i, cw := range w.cols {
-		if cw.bloom == nil {
+	for i, bf := range blooms {
+		if bf == nil {
 			continue
 		}
 		off := w.out.n
-		b, err := cw.bloom.appendTo(w.scratch[:0])
+		b, err := bf.AppendTo(w.scratch[:0])
 		w.scratch = b
 		if err != nil {
-			return w.colFail(cw, err)
+			return w.colFail(w.cols[i], err)
 		}
 		if err := w.out.write(b); err != nil {
 			return w.fail(err)
@@ -382,7 +391,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	err := w.finish()
 	for _, cw := range w.cols {
-		cw.chunk.free(w.mem)
+		cw.cw.Free()
 	}
 	if w.file != nil {
 		if err != nil {
@@ -409,7 +418,7 @@ func (w *Writer) Abort() error {
 		w.err = newError("write", errAborted)
 	}
 	for _, cw := range w.cols {
-		cw.chunk.free(w.mem)
+		cw.cw.Free()
 	}
 	if w.file != nil {
 		if err := w.file.Abort(); err != nil {
@@ -504,6 +513,8 @@ func WriteTable(w io.Writer, tbl arrow.Table, opts *WriteOptions) error {
 	}
 	return pw.Close()
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 func arrowTableReader(tbl arrow.Table) *array.TableReader {
 	return array.NewTableReader(tbl, -1)

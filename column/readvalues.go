@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -325,7 +326,7 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 // decodeBoolean appends the next n BOOLEAN values of the page to d.
 func (v *valueDecoder) decodeBoolean(d *Values, n int) (got int, err error) {
 	start := d.N
-	d.Bits = growBits(d.Bits, start+n)
+	d.Bits = levels.GrowBitmap(d.Bits, start+n)
 	switch v.enc {
 	case format.Encoding_PLAIN:
 		got, err = v.plain.DecodeBoolean(d.Bits, start, n)
@@ -516,7 +517,7 @@ func (v *valueDecoder) gather(d *Values, idx []int32) error {
 	switch v.physical {
 	case format.Type_BOOLEAN:
 		start := d.N
-		d.Bits = growBits(d.Bits, start+n)
+		d.Bits = levels.GrowBitmap(d.Bits, start+n)
 		nd := dict.N
 		for i, x := range idx {
 			if uint(x) >= uint(nd) {
@@ -586,23 +587,6 @@ func growInt32(s []int32, n int) []int32 {
 		return make([]int32, n, n+n/4)
 	}
 	return s[:n]
-}
-
-// growBits makes b hold at least nbits bits, keeping its content.
-func growBits(b []byte, nbits int) []byte {
-	need := (nbits + 7) / 8
-	if len(b) >= need {
-		return b
-	}
-	if cap(b) >= need {
-		old := len(b)
-		b = b[:need]
-		clear(b[old:])
-		return b
-	}
-	nb := make([]byte, need, 2*need)
-	copy(nb, b)
-	return nb
 }
 
 func setBit(b []byte, i int, v bool) {
