@@ -276,3 +276,85 @@ func cryptHint(err error, fs *flag.FlagSet) string {
 	}
 	return ""
 }
+
+// encryptFlags are convert's flags for writing an encrypted file; they
+// are apart from the reading flags because convert may read one encrypted
+// file and write another with other keys.
+type encryptFlags struct {
+	footerKey       []byte
+	footerKeyID     string
+	columnKeys      map[string]encryption.ColumnKey
+	algorithm       string
+	plaintextFooter bool
+	aadPrefix       []byte
+	storeAADPrefix  bool
+}
+
+func (e *encryptFlags) register(fs *flag.FlagSet) {
+	fs.Func("encrypt-footer-key", "write an encrypted file: `KEY` of its footer and of the columns without a key of their own (text or hex:HEX; 16, 24 or 32 bytes); without --encrypt-column-key every column is encrypted with it", func(s string) error {
+		k, err := parseAESKey(s)
+		e.footerKey = k
+		return err
+	})
+	fs.StringVar(&e.footerKeyID, "encrypt-footer-key-id", "", "key metadata stored for the footer key (a key id readers look the key up by)")
+	fs.Func("encrypt-column-key", "`PATH:KEY[:ID]`: encrypt the column with dotted path PATH with its own key (and store key metadata ID); the columns not listed are written in plaintext; repeat for several", func(s string) error {
+		path, rest, ok := strings.Cut(s, ":")
+		if !ok || path == "" {
+			return errors.New("want PATH:KEY[:ID]")
+		}
+		// KEY ends at the next colon (after a "hex:" prefix): a text key
+		// cannot hold one.
+		prefix := ""
+		if strings.HasPrefix(rest, "hex:") {
+			prefix, rest = "hex:", rest[len("hex:"):]
+		}
+		key, id, _ := strings.Cut(rest, ":")
+		key = prefix + key
+		k, err := parseAESKey(key)
+		if err != nil {
+			return err
+		}
+		if e.columnKeys == nil {
+			e.columnKeys = map[string]encryption.ColumnKey{}
+		}
+		ck := encryption.ColumnKey{Key: k}
+		if id != "" {
+			ck.KeyMetadata = []byte(id)
+		}
+		e.columnKeys[path] = ck
+		return nil
+	})
+	fs.StringVar(&e.algorithm, "encrypt-algorithm", "gcm", "encryption algorithm: gcm (AES_GCM_V1) or ctr (AES_GCM_CTR_V1: pages in CTR, the rest in GCM)")
+	fs.BoolVar(&e.plaintextFooter, "encrypt-plaintext-footer", false, "write a signed plaintext footer (readers without keys see the schema and read the plaintext columns) instead of an encrypted one")
+	fs.Func("encrypt-aad-prefix", "AAD `PREFIX` bound into every module (text or hex:HEX)", func(s string) error {
+		p, err := encryption.ParseKey(s)
+		e.aadPrefix = p
+		return err
+	})
+	fs.BoolVar(&e.storeAADPrefix, "encrypt-store-aad-prefix", true, "store the AAD prefix in the file (false: readers must supply it with --aad-prefix)")
+}
+
+// options returns the encryption options of the flags, nil when no file
+// is to be encrypted.
+func (e *encryptFlags) options() (*encryption.EncryptionOptions, error) {
+	if e.footerKey == nil {
+		if e.columnKeys != nil || e.aadPrefix != nil || e.plaintextFooter || e.footerKeyID != "" {
+			return nil, &usageError{"the --encrypt-* flags need --encrypt-footer-key"}
+		}
+		return nil, nil
+	}
+	o := &encryption.EncryptionOptions{FooterKey: e.footerKey, ColumnKeys: e.columnKeys,
+		PlaintextFooter: e.plaintextFooter, AADPrefix: e.aadPrefix, DisableAADPrefixStorage: !e.storeAADPrefix}
+	if e.footerKeyID != "" {
+		o.FooterKeyMetadata = []byte(e.footerKeyID)
+	}
+	switch strings.ToLower(e.algorithm) {
+	case "gcm", "aes_gcm_v1":
+		o.Algorithm = encryption.AESGCMV1
+	case "ctr", "aes_gcm_ctr_v1":
+		o.Algorithm = encryption.AESGCMCTRV1
+	default:
+		return nil, &usageError{fmt.Sprintf("--encrypt-algorithm %q: want gcm or ctr", e.algorithm)}
+	}
+	return o, nil
+}
