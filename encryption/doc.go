@@ -40,8 +40,8 @@
 // metadata (for the footer) and nothing above it; it never does I/O beyond
 // the io.ReaderAt given to [ReadFooter].
 //
-// The arrowpq reader, pqflight and the CLI read encrypted files through
-// this package (arrowpq.ReadOptions.Decryption); the arrowpq writer does
-// not write them yet. Non-goals for now: key rotation, and KMS clients
-// other than the in-memory test KMS (docs/encryption.md).
+// The arrowpq reader and writer, pqflight and the CLI read and write
+// encrypted files through this package (arrowpq.ReadOptions.Decryption,
+// WriteOptions.Encryption). Non-goals for now: key rotation, and KMS
+// clients other than the in-memory test KMS (docs/encryption.md).
 package encryption
