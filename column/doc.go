@@ -76,7 +76,10 @@
 //     CRCs (pagecodec.PageWriter);
 //   - the chunk: [Writer.Finish] writes the dictionary page and the data
 //     pages and returns the ColumnMetaData, the page index and the bloom
-//     filter in a [ChunkResult]; [Writer.Reset] starts the next chunk.
+//     filter in a [ChunkResult]; [Writer.Reset] starts the next chunk;
+//   - encrypted chunks: after [Writer.SetEncryptor] every page header and
+//     page is written as a module (pagecodec.PageWriter.SetEncryptor); the
+//     caller encrypts the page index, bloom filter and metadata it writes.
 //
 // A Batch is a view: the Writer reads it during the call and keeps
 // nothing. The compressed pages of the chunk being written are buffered in
