@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -249,4 +250,28 @@ func indexDec(r *arrowpq.Reader, rg, col int) metadata.IndexDecryptor {
 		return nil
 	}
 	return d
+}
+
+// TestWriteEncryptedBadOptions: keys that cannot work are refused when
+// the Writer is made, naming what is wrong.
+func TestWriteEncryptedBadOptions(t *testing.T) {
+	tbl := encSample(t)
+	defer tbl.Release()
+	for _, c := range []struct {
+		opts *encryption.EncryptionOptions
+		want string
+	}{
+		{&encryption.EncryptionOptions{FooterKey: []byte("short")}, "footer key"},
+		{&encryption.EncryptionOptions{FooterKey: []byte(wFooterKey), ColumnKeys: map[string]encryption.ColumnKey{"nope": {Key: []byte(wKeyB)}}}, `column "nope"`},
+		{&encryption.EncryptionOptions{FooterKey: []byte(wFooterKey), ColumnKeys: map[string]encryption.ColumnKey{"b": {Key: []byte("x")}}}, "column b"},
+	} {
+		var buf bytes.Buffer
+		_, err := arrowpq.NewWriter(&buf, tbl.Schema(), &arrowpq.WriteOptions{Encryption: c.opts})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error naming %s", c.opts.ColumnKeys, err, c.want)
+		}
+		if buf.Len() != 0 {
+			t.Errorf("%d bytes written before the error", buf.Len())
+		}
+	}
 }
