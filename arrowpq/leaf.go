@@ -118,12 +118,13 @@ func (l *leafReader) ensureAssembler() error {
 }
 
 // reset starts a new column chunk.
-func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, numRows int64, assumeV2Compressed bool) {
+func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, numRows int64, assumeV2Compressed bool, dec column.Decryptor) {
 	l.rowGroup = rg
 	l.cr.Reset(column.Chunk{
 		Data: chunk, FileOffset: fileOffset, Codec: md.Codec,
 		NumValues: md.NumValues, NumRows: numRows,
 		AssumeV2Compressed: assumeV2Compressed,
+		Decryptor:          dec,
 	})
 	if l.conv != nil {
 		l.conv.dictOK, l.conv.dictDone = false, false

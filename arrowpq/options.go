@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
@@ -135,6 +136,12 @@ type ReadOptions struct {
 	// arrow.BinaryView: values of up to 12 bytes inline in their view,
 	// longer ones pointing into one data buffer per batch.
 	Views bool
+	// Decryption holds the keys (footer key, column keys by dotted path,
+	// a key retriever such as encryption.NewKMSKeyRetriever) and the AAD
+	// prefix for reading an encrypted file (decrypt.go). Nil reads
+	// encrypted files as far as no key is needed: under a plaintext
+	// footer the columns that are not encrypted.
+	Decryption *encryption.DecryptionOptions
 }
 
 // normalized returns o with defaults filled in, or an error for values

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
@@ -42,7 +43,8 @@ type Reader struct {
 	cur       arrow.RecordBatch
 	err       error
 	closed    bool
-	ranged    *rangedRead // NewReaderFromSource: reads through a RangeSource
+	ranged    *rangedRead               // NewReaderFromSource: reads through a RangeSource
+	dec       *encryption.FileDecryptor // nil: the file is not encrypted
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
@@ -86,8 +88,8 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
-	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
-	file, err := metadata.ReadFooter(src, size)
+	pool, _ := opts.Allocator.(*bufferPool)        // set by normalized with RecycleBuffers
+	file, dec, err := readFooter(src, size, &opts) // decrypt.go
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
@@ -95,7 +97,7 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
-	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool}
+	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool, dec: dec}
 	r.refs.Store(1)
 	if opts.RowGroups == nil {
 		r.rowGroups = make([]int, len(file.Meta.RowGroups))

@@ -34,23 +34,14 @@ type ReaderOptions struct {
 	// beyond it a read fails with [*BatchFullError]. Zero means
 	// math.MaxInt32, what 32-bit Arrow offsets address.
 	MaxByteArrayData int
-	// Decryptor, when set, decrypts the modules of encrypted column
-	// chunks. It is not wired into page iteration yet: a Reader with a
-	// Decryptor fails every chunk with [pagecodec.ErrUnsupported].
-	Decryptor Decryptor
 }
 
 // Decryptor decrypts the modules of one column chunk (Parquet modular
-// encryption). Package encryption implements it; column does not import
-// that package.
-type Decryptor interface {
-	// PageHeader decrypts the page-header module at the start of src and
-	// returns the plaintext Thrift header bytes and how many bytes of src
-	// the module occupied.
-	PageHeader(src []byte, dictionary bool, pageOrdinal int) (header []byte, n int, err error)
-	// Page decrypts a page-body module (src is exactly the module).
-	Page(src []byte, dictionary bool, pageOrdinal int) ([]byte, error)
-}
+// encryption): page headers and bodies, with the data page ordinals of
+// their AADs counted by the page iteration (skipped pages included).
+// Package encryption's ChunkDecryptor implements it; column does not
+// import that package.
+type Decryptor = pagecodec.Decryptor
 
 // Chunk describes the column chunk given to [Reader.Reset].
 type Chunk struct {
@@ -73,6 +64,10 @@ type Chunk struct {
 	// [Reader.SkipRecords] then steps over whole pages without reading
 	// their bodies.
 	OffsetIndex []*format.PageLocation
+	// Decryptor, when set, decrypts the chunk's page headers and pages:
+	// the chunk is encrypted. It is the chunk's own (its AADs carry the
+	// row group and column ordinals) and is used until the next Reset.
+	Decryptor Decryptor
 }
 
 // Reader reads the levels and values of one leaf column chunk after the
@@ -152,10 +147,8 @@ func (r *Reader) Reset(c Chunk) {
 	r.locs = c.OffsetIndex
 	r.dataPage = 0
 	r.err = nil
-	if r.opts.Decryptor != nil {
-		r.err = fmt.Errorf("encrypted column chunks: %w", errUnsupported)
-	}
 	r.popts.FileOffset = c.FileOffset
+	r.popts.Decryptor = c.Decryptor
 	r.popts.AssumeV2Compressed = c.AssumeV2Compressed
 	r.pages.Reset(c.Data, c.Codec, r.popts)
 	r.hasDict = false

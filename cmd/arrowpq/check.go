@@ -300,15 +300,15 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	}
 	order := metadata.ColumnOrder(f, c.Index)
 	comparable := metadata.SortOrder(c) != metadata.OrderUndefined
-	ci, cierr := metadata.ReadColumnIndex(p.fh, f, rg, c.Index)
+	ci, cierr := metadata.ReadEncryptedColumnIndex(p.fh, f, rg, c.Index, p.indexDecryptor(rg, c.Index))
 	if cierr != nil {
 		ck.add(rg, path, -1, -1, "%s", localText(cierr, rg, path))
 	}
-	oi, oierr := metadata.ReadOffsetIndex(p.fh, f, rg, c.Index)
+	oi, oierr := metadata.ReadEncryptedOffsetIndex(p.fh, f, rg, c.Index, p.indexDecryptor(rg, c.Index))
 	if oierr != nil {
 		ck.add(rg, path, -1, -1, "%s", localText(oierr, rg, path))
 	}
-	bf, bferr := metadata.ReadBloomFilter(p.fh, f, rg, c.Index)
+	bf, bferr := metadata.ReadEncryptedBloomFilter(p.fh, f, rg, c.Index, p.indexDecryptor(rg, c.Index))
 	if bferr != nil {
 		if !errors.Is(bferr, metadata.ErrNoBloomFilter) {
 			ck.add(rg, path, -1, -1, "%s", localText(bferr, rg, path))
@@ -317,7 +317,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	}
 	bloomMissing, bloomFirst := 0, ""
 
-	r := pageReader(c, md, chunk, off, true)
+	r := pageReader(c, md, chunk, off, true, p.pageDecryptor(rg, c.Index))
 	var tot chunkTotals
 	tot.dictOffset, tot.firstData = -1, -1
 	var dict *valueList
@@ -580,7 +580,7 @@ type nullCounts struct{ all, leaf int64 }
 // PARQUET-816 bug), or 0.
 func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64) int64 {
 	const slack = 256 // a dictionary page header is well under this
-	r := pageReader(c, md, chunk, off, true)
+	r := pageReader(c, md, chunk, off, true, p.pageDecryptor(rg, c.Index))
 	for {
 		_, err := r.NextHeader()
 		if err == io.EOF {
@@ -594,7 +594,7 @@ func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMet
 	if err != nil || len(padded) <= len(chunk) {
 		return 0
 	}
-	r = pageReader(c, md, padded, off, true)
+	r = pageReader(c, md, padded, off, true, p.pageDecryptor(rg, c.Index))
 	for {
 		_, err := r.NextHeader()
 		if err != nil {

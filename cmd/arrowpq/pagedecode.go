@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
@@ -31,6 +32,7 @@ type parquetFile struct {
 	fh     io.ReaderAt
 	closer func() error
 	meta   *metadata.File
+	dec    *encryption.FileDecryptor // nil: not encrypted (cryptflags.go)
 }
 
 func (p *parquetFile) Close() error { return p.closer() }
@@ -79,11 +81,12 @@ func (p *parquetFile) chunkBytesPad(rg, col int, pad int64) ([]byte, int64, *for
 }
 
 // pageReader starts a PageReader on a chunk read by chunkBytes.
-func pageReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool) *pagecodec.PageReader {
+// dec decrypts the pages of an encrypted chunk (parquetFile.pageDecryptor).
+func pageReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool, dec pagecodec.Decryptor) *pagecodec.PageReader {
 	var r pagecodec.PageReader
 	r.Reset(chunk, md.Codec, pagecodec.PageReaderOptions{
 		FileOffset: off, MaxDefinitionLevel: c.MaxDef, MaxRepetitionLevel: c.MaxRep,
-		MaxPageSize: 1 << 30, SkipCRC: skipCRC,
+		MaxPageSize: 1 << 30, SkipCRC: skipCRC, Decryptor: dec,
 	})
 	return &r
 }

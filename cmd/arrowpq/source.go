@@ -75,7 +75,7 @@ func formatOfExt(path string) string {
 // formatOfMagic returns the format whose magic head starts with, or "".
 func formatOfMagic(head []byte) string {
 	switch {
-	case len(head) >= 4 && string(head[:4]) == "PAR1":
+	case len(head) >= 4 && (string(head[:4]) == "PAR1" || string(head[:4]) == "PARE"): // PARE: encrypted footer
 		return fmtParquet
 	case len(head) >= 6 && string(head[:6]) == "ARROW1":
 		return fmtArrow
