@@ -55,6 +55,10 @@ type leafReader struct {
 	flat      bool
 	valid     []byte
 	nullCount int
+
+	// locs is the offset index of the next chunk, set by a filtered read
+	// so that SkipRecords steps over pages it did not fetch.
+	locs []*format.PageLocation
 }
 
 // maxByteArrayData bounds the byte array data of one batch: the Arrow
@@ -124,6 +128,7 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		Data: chunk, FileOffset: fileOffset, Codec: md.Codec,
 		NumValues: md.NumValues, NumRows: numRows,
 		AssumeV2Compressed: assumeV2Compressed,
+		OffsetIndex:        l.locs,
 	})
 	if l.conv != nil {
 		l.conv.dictOK, l.conv.dictDone = false, false
@@ -245,6 +250,12 @@ func (l *leafReader) readRecords(numRows int) (int, error) {
 		}
 		if n < left {
 			break // the next level starts the next batch's first record
+		}
+		if l.locs != nil && l.asm.NumRows() == numRows {
+			// With an offset index pages start at records: do not look
+			// into the next page, which a filtered read may not have
+			// fetched.
+			break
 		}
 	}
 	return l.asm.NumRows(), nil

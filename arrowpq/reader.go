@@ -43,6 +43,11 @@ type Reader struct {
 	err       error
 	closed    bool
 	ranged    *rangedRead // NewReaderFromSource: reads through a RangeSource
+
+	// Filtered reads (filterread.go) and Stats.
+	filt    *filterRead
+	stats   Stats
+	counter *byteCounter
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
@@ -87,6 +92,8 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
 	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
+	counter := &byteCounter{r: src}
+	src = counter
 	file, err := metadata.ReadFooter(src, size)
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
@@ -95,7 +102,7 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
-	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool}
+	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool, counter: counter}
 	r.refs.Store(1)
 	if opts.RowGroups == nil {
 		r.rowGroups = make([]int, len(file.Meta.RowGroups))
@@ -110,6 +117,12 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 			}
 		}
 		r.rowGroups = append([]int(nil), opts.RowGroups...)
+	}
+	r.stats.RowGroups = len(r.rowGroups)
+	if opts.Filter != nil || opts.Rows != nil {
+		if r.filt, err = newFilterRead(r); err != nil {
+			return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
+		}
 	}
 	return r, nil
 }
@@ -155,6 +168,9 @@ func (r *Reader) Close() error {
 		r.cur = nil
 	}
 	r.plan.release()
+	if r.filt != nil {
+		r.filt.release()
+	}
 	r.chunkBuf = nil
 	if r.pool != nil {
 		r.pool.close()
@@ -188,6 +204,9 @@ func (r *Reader) Next() bool {
 	if err := r.opts.Context.Err(); err != nil {
 		r.err = err
 		return false
+	}
+	if r.filt != nil {
+		return r.nextFiltered() // filterread.go
 	}
 	for r.rowsLeft == 0 {
 		if r.nextRG >= len(r.rowGroups) {
@@ -224,6 +243,8 @@ func (r *Reader) Next() bool {
 		c.Release()
 	}
 	r.rowsLeft -= n
+	r.stats.RowsDecoded += n
+	r.stats.RowsReturned += n
 	return true
 }
 
