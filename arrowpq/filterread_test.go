@@ -1,8 +1,14 @@
 package arrowpq_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/metadata"
 )
 
 // readFiltered reads path with opts and returns the batches' rows as one
@@ -211,4 +218,249 @@ func checkReaderFilter(t *testing.T, rng *rand.Rand, ff *filterFile, p *arrowpq.
 		t.Errorf("%s: Rows [%d, %d) with %s: %v", ff.name, lo, hi, p, err)
 	}
 	releaseCols(got2)
+}
+
+// sortedPayloadFile writes ids 0…9999 (sorted) and a string payload
+// "v%05d" of the id, in 10 row groups of 1000 rows and pages of 100 rows,
+// with page indexes, and returns its path and size.
+func sortedPayloadFile(t *testing.T) (string, int64) {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for i := range 10000 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("v%05d", i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "sorted.parquet")
+	writeFile(t, path, rec, arrowpq.WriteOptions{RowGroupRows: 1000, MaxRowsPerPage: 100, Dictionary: arrowpq.Off})
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, st.Size()
+}
+
+// readIDs reads column id (and checks s against it when projected).
+func readIDs(t *testing.T, path string, opts arrowpq.ReadOptions) ([]int64, arrowpq.Stats) {
+	t.Helper()
+	cols, _, st, err := readFiltered(t, path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseCols(cols)
+	var ids []int64
+	var ss *array.String
+	for i, c := range cols {
+		switch c := c.(type) {
+		case *array.Int64:
+			ids = c.Int64Values()
+		case *array.String:
+			ss = c
+		case nil:
+		default:
+			t.Fatalf("column %d is %T", i, c)
+		}
+	}
+	if ss != nil {
+		if ids == nil {
+			for i := range ss.Len() {
+				var v int64
+				fmt.Sscanf(ss.Value(i), "v%d", &v)
+				ids = append(ids, v)
+			}
+		} else {
+			for i, id := range ids {
+				if want := fmt.Sprintf("v%05d", id); ss.Value(i) != want {
+					t.Fatalf("row %d: s = %q, want %q", i, ss.Value(i), want)
+				}
+			}
+		}
+	}
+	return slices.Clone(ids), st
+}
+
+func idRange(lo, hi int64) []int64 {
+	var out []int64
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestFilteredReadSortedKey: a range predicate on a sorted key prunes nine
+// row groups by statistics and, in the tenth, all but the two pages of
+// each column that hold the range; the rows decoded are those two pages'.
+func TestFilteredReadSortedKey(t *testing.T) {
+	path, size := sortedPayloadFile(t)
+	p, err := arrowpq.ParseFilter("id BETWEEN 2050 AND 2149")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		columns []string
+	}{{"all columns", nil}, {"payload only", []string{"s"}}, {"key only", []string{"id"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, st := readIDs(t, path, arrowpq.ReadOptions{Filter: p, Columns: tc.columns, Parallelism: 1})
+			if !slices.Equal(ids, idRange(2050, 2150)) {
+				t.Fatalf("ids %v…, %d rows", ids[:min(5, len(ids))], len(ids))
+			}
+			leaves := 2 // the predicate's column is read even when not projected
+			if tc.columns != nil && tc.columns[0] == "id" {
+				leaves = 1
+			}
+			want := arrowpq.Stats{RowGroups: 10, RowGroupsPrunedByStatistics: 9, Pages: 10 * leaves,
+				PagesSkippedByPageIndex: 8 * leaves, RowsDecoded: 200, RowsReturned: 100}
+			got := st
+			got.BytesRead, got.Warnings = 0, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("stats %+v\nwant  %+v", got, want)
+			}
+			if len(st.Warnings) > 0 {
+				t.Errorf("warnings %v", st.Warnings)
+			}
+			// Footer, two page indexes and four pages of 100 rows.
+			if st.BytesRead <= 0 || st.BytesRead > size/8 {
+				t.Errorf("read %d bytes of a %d-byte file", st.BytesRead, size)
+			}
+		})
+	}
+	t.Run("Superset", func(t *testing.T) {
+		ids, st := readIDs(t, path, arrowpq.ReadOptions{Filter: p, Superset: true})
+		if !slices.Equal(ids, idRange(2000, 2200)) {
+			t.Fatalf("superset ids %d rows from %v", len(ids), ids[:min(3, len(ids))])
+		}
+		if st.RowsReturned != 200 || st.PagesSkippedByPageIndex != 16 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	t.Run("Rows offset limit", func(t *testing.T) {
+		// OFFSET 2550 LIMIT 100, with and without the filter.
+		rows := arrowpq.NewRowRanges(arrowpq.RowRange{Start: 2550, End: 2650})
+		ids, st := readIDs(t, path, arrowpq.ReadOptions{Rows: rows, BatchSize: 30})
+		if !slices.Equal(ids, idRange(2550, 2650)) {
+			t.Fatalf("ids %d rows from %v", len(ids), ids[:min(3, len(ids))])
+		}
+		if st.RowsDecoded != 100 || st.Pages != 20 || st.PagesSkippedByPageIndex != 16 {
+			t.Errorf("stats %+v", st)
+		}
+		ids, _ = readIDs(t, path, arrowpq.ReadOptions{Rows: rows, Filter: p})
+		if !slices.Equal(ids, nil) {
+			t.Fatalf("rows 2550…2649 with id BETWEEN 2050 AND 2149: %v", ids)
+		}
+		ids, _ = readIDs(t, path, arrowpq.ReadOptions{Rows: arrowpq.NewRowRanges(arrowpq.RowRange{Start: 2100, End: 2120}, arrowpq.RowRange{Start: 2140, End: 9000}), Filter: p})
+		if want := append(idRange(2100, 2120), idRange(2140, 2150)...); !slices.Equal(ids, want) {
+			t.Fatalf("two ranges with the filter: %v", ids)
+		}
+	})
+}
+
+// TestFilteredReadBloom: on unsorted unique strings statistics cannot
+// prune; the bloom filters rule out every row group but the one holding
+// the value, so that only one row group's chunk is decoded.
+func TestFilteredReadBloom(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "key", Type: arrow.BinaryTypes.String},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var keys []string
+	for i := range 8000 {
+		k := fmt.Sprintf("%016x", rng.Uint64())
+		keys = append(keys, k)
+		b.Field(0).(*array.StringBuilder).Append(k)
+		b.Field(1).(*array.Int32Builder).Append(int32(i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "bloom.parquet")
+	writeFile(t, path, rec, arrowpq.WriteOptions{RowGroupRows: 1000, Dictionary: arrowpq.Off,
+		Columns: map[string]arrowpq.ColumnOptions{"key": {BloomFilterNDV: 1000}}})
+	for _, i := range []int{0, 4321, 7999} {
+		p := arrowpq.Col("key").EQ(keys[i])
+		cols, n, st, err := readFiltered(t, path, arrowpq.ReadOptions{Filter: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 || cols[1].(*array.Int32).Value(0) != int32(i) {
+			t.Fatalf("key = %s: %d rows", keys[i], n)
+		}
+		releaseCols(cols)
+		if st.RowGroups != 8 || st.RowGroupsPrunedByStatistics+st.RowGroupsPrunedByBloomFilter != 7 ||
+			st.BloomFiltersRead != 8-st.RowGroupsPrunedByStatistics || st.RowGroupsPrunedByBloomFilter < 5 {
+			t.Errorf("key = %s: stats %+v", keys[i], st)
+		}
+		if st.RowsDecoded > 1000 {
+			t.Errorf("key = %s: decoded %d rows, more than one row group", keys[i], st.RowsDecoded)
+		}
+	}
+	// A key that is not there: nothing decoded.
+	_, n, st, err := readFiltered(t, path, arrowpq.ReadOptions{Filter: arrowpq.Col("key").EQ("0123456789abcdeX")})
+	if err != nil || n != 0 || st.RowsDecoded > 1000 {
+		t.Fatalf("absent key: %d rows, %+v, %v", n, st, err)
+	}
+}
+
+// TestFilteredReadLyingPageIndex rewrites the offset index of one column
+// chunk so that it contradicts the file (first_row_index not increasing):
+// the reader warns, ignores it and still returns the right rows.
+func TestFilteredReadLyingPageIndex(t *testing.T) {
+	path, _ := sortedPayloadFile(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := metadata.ReadFooter(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lie := range []struct{ rg, col int }{{3, 0}, {2, 1}} {
+		rg, col := lie.rg, lie.col
+		oi, err := metadata.ReadOffsetIndex(bytes.NewReader(data), f, rg, col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if col == 0 {
+			oi.PageLocations[3].FirstRowIndex = oi.PageLocations[2].FirstRowIndex
+		} else {
+			// Pages that do not tile the chunk: not trusted to skip.
+			oi.PageLocations[5].CompressedPageSize--
+		}
+		out := data[:f.FooterOffset]
+		at := int64(len(out))
+		if out, err = metadata.Marshal(out, oi); err != nil {
+			t.Fatal(err)
+		}
+		cc := f.Meta.RowGroups[rg].Columns[col]
+		cc.OffsetIndexOffset = &at
+		n := int32(int64(len(out)) - at)
+		cc.OffsetIndexLength = &n
+		if data, err = metadata.AppendFooter(out, f.Meta); err != nil {
+			t.Fatal(err)
+		}
+		if f, err = metadata.ReadFooter(bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path = filepath.Join(t.TempDir(), "lying.parquet")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := arrowpq.Or(arrowpq.Col("id").Between(2050, 2149), arrowpq.Col("id").Between(3350, 3360))
+	ids, st := readIDs(t, path, arrowpq.ReadOptions{Filter: p})
+	if !slices.Equal(ids, append(idRange(2050, 2150), idRange(3350, 3361)...)) {
+		t.Fatalf("ids: %d rows", len(ids))
+	}
+	joined := strings.Join(st.Warnings, "\n")
+	if !strings.Contains(joined, "row group 3, column id: offset index not used") || !strings.Contains(joined, "row group 2, column s: offset index not used to skip pages") {
+		t.Errorf("warnings %q", st.Warnings)
+	}
 }
