@@ -221,6 +221,134 @@ func (r *Reader) nextFiltered() bool {
 	}
 }
 
+// RowGroupPlan is what a filtered read decides for one row group, and why
+// ([Reader.Explain]).
+type RowGroupPlan struct {
+	RowGroup int
+	Rows     int64 // rows of the row group
+	// ByRows is false when ReadOptions.Rows selects none of its rows.
+	ByRows bool
+	// ByStatistics is the decision from column statistics; ByBloomFilter
+	// the decision once bloom filters were read (BloomFiltersRead of them;
+	// MayMatch when none was); ByPageIndex once the page index was read
+	// (PageIndexRead), with Pages of the predicate's columns of which
+	// PagesSkipped hold no row that may match.
+	ByStatistics, ByBloomFilter, ByPageIndex Decision
+	BloomFiltersRead                         int
+	PageIndexRead                            bool
+	Pages, PagesSkipped                      int
+	// Read holds the rows (0 = the row group's first) that are read and
+	// evaluated; AllMatch those returned without evaluation. Empty when
+	// the row group is skipped.
+	Read, AllMatch RowRanges
+	Warnings       []string
+}
+
+// Explain returns the pruning decisions of the read for every row group it
+// would read, without reading any page: statistics, bloom filters and page
+// indexes are read as the read would read them. It is meant for tools (the
+// CLI's explain); call it before Next.
+func (r *Reader) Explain() ([]RowGroupPlan, error) {
+	if r.filt == nil {
+		f, err := newFilterRead(r)
+		if err != nil {
+			return nil, err
+		}
+		r.filt = f
+	}
+	var out []RowGroupPlan
+	for _, rg := range r.rowGroups {
+		plan, _ := r.pruneRowGroup(rg)
+		out = append(out, plan)
+	}
+	return out, nil
+}
+
+// pruneRowGroup decides which rows of row group rg to read: Rows, then
+// statistics, bloom filters and the page index, each consulted only when
+// the ones before leave rows that may match. It returns the offset indexes
+// it read.
+func (r *Reader) pruneRowGroup(rg int) (RowGroupPlan, map[int]*format.OffsetIndex) {
+	f := r.filt
+	numRows := r.file.Meta.RowGroups[rg].NumRows
+	plan := RowGroupPlan{RowGroup: rg, Rows: numRows, ByRows: true}
+	if numRows == 0 {
+		plan.Read = RowRanges{}
+		return plan, nil
+	}
+	sel := NewRowRanges(RowRange{0, numRows})
+	if r.opts.Rows != nil {
+		start := f.rgStart[rg]
+		sel = r.opts.Rows.Intersect(NewRowRanges(RowRange{start, start + numRows})).Shift(-start)
+		if len(sel) == 0 {
+			plan.ByRows = false
+			plan.Read = RowRanges{}
+			return plan, nil
+		}
+	}
+	if f.prune == nil {
+		plan.Read, plan.AllMatch = sel, sel
+		return plan, nil
+	}
+	warn := func(ws []string) {
+		plan.Warnings = append(plan.Warnings, ws...)
+		r.warn(ws...)
+	}
+	var indexes map[int]*format.OffsetIndex
+	in := PruneInput{File: r.file, RowGroup: rg}
+	res := f.prune.Prune(in)
+	plan.ByStatistics, plan.ByBloomFilter, plan.ByPageIndex = res.ByStatistics, res.Decision, res.Decision
+	if res.ByStatistics == CannotMatch {
+		r.stats.RowGroupsPrunedByStatistics++
+		plan.Read = RowRanges{}
+		return plan, nil
+	}
+	if cols := f.prune.BloomColumns(); len(cols) > 0 && res.Decision == MayMatch {
+		in.BloomFilters = map[int]*metadata.BloomFilter{}
+		for _, c := range cols {
+			if cc := r.file.Meta.RowGroups[rg].Columns[c]; cc.MetaData == nil || cc.MetaData.BloomFilterOffset == nil {
+				continue
+			}
+			bf, err := metadata.ReadBloomFilter(r.src, r.file, rg, c)
+			r.stats.BloomFiltersRead++
+			plan.BloomFiltersRead++
+			if err != nil {
+				warn([]string{fmt.Sprintf("row group %d, column %s: bloom filter not used: %v", rg, r.file.Schema.Columns[c].DottedPath, err)})
+				continue
+			}
+			in.BloomFilters[c] = bf
+		}
+		res = f.prune.Prune(in)
+		warn(res.Warnings)
+		plan.ByBloomFilter, plan.ByPageIndex = res.Decision, res.Decision
+		if res.Decision == CannotMatch {
+			r.stats.RowGroupsPrunedByBloomFilter++
+			plan.Read = RowRanges{}
+			return plan, nil
+		}
+	}
+	if cols := f.prune.IndexColumns(); len(cols) > 0 && res.Decision == MayMatch {
+		in.ColumnIndexes, in.OffsetIndexes = r.readPageIndexes(rg, cols, true)
+		res = f.prune.Prune(in)
+		warn(res.Warnings)
+		indexes = in.OffsetIndexes
+		plan.PageIndexRead = len(in.ColumnIndexes) > 0
+		plan.ByPageIndex = res.Decision
+		plan.Pages, plan.PagesSkipped = res.Pages, res.PagesSkipped
+	}
+	sel = sel.Intersect(res.MayMatch)
+	plan.Read = sel
+	plan.AllMatch = sel.Intersect(res.AllMatch)
+	if r.opts.Superset {
+		plan.AllMatch = sel
+	}
+	if len(sel) == 0 {
+		r.stats.Pages += res.Pages
+		r.stats.PagesSkippedByPageIndex += res.PagesSkipped
+	}
+	return plan, indexes
+}
+
 // loadFiltered prunes row group rg and, when rows of it remain, reads the
 // pages that hold them and queues the pieces to read.
 func (r *Reader) loadFiltered(rg int) error {
@@ -228,65 +356,10 @@ func (r *Reader) loadFiltered(rg int) error {
 	r.rg = rg
 	numRows := r.file.Meta.RowGroups[rg].NumRows
 	f.rgRows = numRows
-	if numRows == 0 {
+	plan, indexes := r.pruneRowGroup(rg)
+	sel, all := plan.Read, plan.AllMatch
+	if len(sel) == 0 {
 		return nil
-	}
-	sel := NewRowRanges(RowRange{0, numRows})
-	if r.opts.Rows != nil {
-		start := f.rgStart[rg]
-		sel = r.opts.Rows.Intersect(NewRowRanges(RowRange{start, start + numRows})).Shift(-start)
-		if len(sel) == 0 {
-			return nil
-		}
-	}
-	var all RowRanges
-	var indexes map[int]*format.OffsetIndex
-	if f.prune != nil {
-		in := PruneInput{File: r.file, RowGroup: rg}
-		res := f.prune.Prune(in)
-		if res.ByStatistics == CannotMatch {
-			r.stats.RowGroupsPrunedByStatistics++
-			return nil
-		}
-		if cols := f.prune.BloomColumns(); len(cols) > 0 && res.Decision == MayMatch {
-			in.BloomFilters = map[int]*metadata.BloomFilter{}
-			for _, c := range cols {
-				if cc := r.file.Meta.RowGroups[rg].Columns[c]; cc.MetaData == nil || cc.MetaData.BloomFilterOffset == nil {
-					continue
-				}
-				bf, err := metadata.ReadBloomFilter(r.src, r.file, rg, c)
-				r.stats.BloomFiltersRead++
-				if err != nil {
-					r.warn(fmt.Sprintf("row group %d, column %s: bloom filter not used: %v", rg, r.file.Schema.Columns[c].DottedPath, err))
-					continue
-				}
-				in.BloomFilters[c] = bf
-			}
-			res = f.prune.Prune(in)
-			r.warn(res.Warnings...)
-			if res.Decision == CannotMatch {
-				r.stats.RowGroupsPrunedByBloomFilter++
-				return nil
-			}
-		}
-		if cols := f.prune.IndexColumns(); len(cols) > 0 && res.Decision == MayMatch {
-			in.ColumnIndexes, in.OffsetIndexes = r.readPageIndexes(rg, cols, true)
-			res = f.prune.Prune(in)
-			r.warn(res.Warnings...)
-			indexes = in.OffsetIndexes
-			if res.Decision == CannotMatch {
-				r.stats.Pages += res.Pages
-				r.stats.PagesSkippedByPageIndex += res.PagesSkipped
-				return nil
-			}
-		}
-		sel = sel.Intersect(res.MayMatch)
-		all = res.AllMatch
-		if len(sel) == 0 {
-			r.stats.Pages += res.Pages
-			r.stats.PagesSkippedByPageIndex += res.PagesSkipped
-			return nil
-		}
 	}
 	// The leaves to read: the projection's and the predicate plan's.
 	leaves := slices.Clone(r.plan.leaves)
@@ -351,7 +424,7 @@ func (r *Reader) loadFiltered(rg int) error {
 	f.pieces = f.pieces[:0]
 	for _, s := range sel {
 		for _, part := range cutAt(s, all) {
-			isAll := f.prune == nil || r.opts.Superset || NewRowRanges(part).Intersect(all).Len() == part.End-part.Start
+			isAll := NewRowRanges(part).Intersect(all).Len() == part.End-part.Start
 			for a := part.Start; a < part.End; a += size {
 				f.pieces = append(f.pieces, rowPiece{a, min(a+size, part.End), isAll})
 			}
