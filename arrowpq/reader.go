@@ -133,8 +133,9 @@ func (r *Reader) Metadata() *metadata.File { return r.file }
 // Schema returns the Arrow schema of the batches, projection applied.
 func (r *Reader) Schema() *arrow.Schema { return r.plan.schema }
 
-// NumRows returns the number of rows the Reader will return: the rows of
-// the selected row groups.
+// NumRows returns the number of rows of the selected row groups: the rows
+// the Reader returns without ReadOptions.Filter and Rows, an upper bound
+// with them (Stats().RowsReturned counts what came back).
 func (r *Reader) NumRows() int64 {
 	var n int64
 	for _, rg := range r.rowGroups {
