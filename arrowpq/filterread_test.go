@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
@@ -462,5 +463,56 @@ func TestFilteredReadLyingPageIndex(t *testing.T) {
 	joined := strings.Join(st.Warnings, "\n")
 	if !strings.Contains(joined, "row group 3, column id: offset index not used") || !strings.Contains(joined, "row group 2, column s: offset index not used to skip pages") {
 		t.Errorf("warnings %q", st.Warnings)
+	}
+}
+
+// TestRowsCorpus reads random row windows of every corpus file with
+// ReadOptions.Rows (page skipping by the offset index where there is one)
+// and compares them with the same rows of a full read; bad_data files must
+// fail cleanly, never panic.
+func TestRowsCorpus(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "testdata", "parquet-testing")
+	testshared.Need(t, dir)
+	rng := rand.New(rand.NewPCG(7, 14))
+	compared := 0
+	defer func() {
+		if compared < 40 {
+			t.Errorf("only %d corpus files compared", compared)
+		}
+	}()
+	for _, sub := range []string{"data", "bad_data"} {
+		names, _ := filepath.Glob(filepath.Join(dir, sub, "*.parquet"))
+		for _, path := range names {
+			if strings.Contains(path, "large_string_map") {
+				continue // 2 GiB of strings: TestLargeStringMap's
+			}
+			full, n, _, err := readFiltered(t, path, arrowpq.ReadOptions{})
+			if err != nil || n == 0 {
+				// Unreadable: a window must fail or return rows, not panic.
+				cols, _, _, _ := readFiltered(t, path, arrowpq.ReadOptions{Rows: arrowpq.NewRowRanges(arrowpq.RowRange{Start: 1, End: 3})})
+				releaseCols(cols)
+				continue
+			}
+			compared++
+			for range 3 {
+				lo := rng.Int64N(n)
+				hi := lo + 1 + rng.Int64N(n-lo)
+				got, _, _, err := readFiltered(t, path, arrowpq.ReadOptions{Rows: arrowpq.NewRowRanges(arrowpq.RowRange{Start: lo, End: hi}), BatchSize: 1 + rng.IntN(300)})
+				if err != nil {
+					t.Errorf("%s: rows [%d, %d): %v", filepath.Base(path), lo, hi, err)
+					continue
+				}
+				want := make([]arrow.Array, len(full))
+				for i, c := range full {
+					want[i] = array.NewSlice(c, lo, hi)
+				}
+				if err := sameColumns(got, want); err != nil {
+					t.Errorf("%s: rows [%d, %d): %v", filepath.Base(path), lo, hi, err)
+				}
+				releaseCols(got)
+				releaseCols(want)
+			}
+			releaseCols(full)
+		}
 	}
 }
