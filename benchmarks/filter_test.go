@@ -24,6 +24,13 @@ import (
 // columns) once per process, and returns its path and row count.
 func filterFile(b *testing.B, name string, bloom ...string) (string, int64) {
 	b.Helper()
+	return filterFileGroups(b, name, 0, bloom...)
+}
+
+// filterFileGroups is filterFile with row groups of groupRows rows (zero:
+// the writer's default).
+func filterFileGroups(b *testing.B, name string, groupRows int, bloom ...string) (string, int64) {
+	b.Helper()
 	dir := filepath.Join(os.TempDir(), "arrowpq-bench-filter")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
@@ -31,14 +38,21 @@ func filterFile(b *testing.B, name string, bloom ...string) (string, int64) {
 	d, _ := DatasetByName(name)
 	rows := d.ScaledRows()
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d.parquet", name, rows))
+	if groupRows > 0 {
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d-rg%d.parquet", name, rows, groupRows))
+	}
 	if _, err := os.Stat(path); err == nil {
 		return path, int64(rows)
 	}
 	rec := d.Build(memory.DefaultAllocator, rows)
 	defer rec.Release()
-	opts := &arrowpq.WriteOptions{DataPageSize: 1 << 20, Columns: map[string]arrowpq.ColumnOptions{}}
+	opts := &arrowpq.WriteOptions{DataPageSize: 1 << 20, RowGroupRows: groupRows, Columns: map[string]arrowpq.ColumnOptions{}}
+	ndv := int64(rows)
+	if groupRows > 0 {
+		ndv = int64(groupRows) // a filter per row group, sized for its values
+	}
 	for _, c := range bloom {
-		opts.Columns[c] = arrowpq.ColumnOptions{BloomFilterNDV: int64(rows)}
+		opts.Columns[c] = arrowpq.ColumnOptions{BloomFilterNDV: ndv}
 	}
 	tmp := path + ".tmp"
 	out, err := os.Create(tmp)
@@ -179,17 +193,20 @@ func readEachPqarrow(b *testing.B, path string, fn func(arrow.RecordBatch)) {
 func BenchmarkFilteredRead(b *testing.B) {
 	type tcase struct {
 		data, name, bloom string
+		groupRows         int // rows per row group; zero: the writer's default
 		columns           []string
 		filter            func(b *testing.B, path string, rows int64) string
 	}
 	for _, tc := range []tcase{
-		{"lineitem", "between", "l_orderkey", nil, func(_ *testing.B, _ string, n int64) string {
+		{"lineitem", "between", "l_orderkey", 0, nil, func(_ *testing.B, _ string, n int64) string {
 			return fmt.Sprintf("l_orderkey BETWEEN %d AND %d", n/8, n/8+1000)
 		}},
-		{"lineitem", "half", "l_orderkey", nil, func(_ *testing.B, _ string, n int64) string {
+		{"lineitem", "half", "l_orderkey", 0, nil, func(_ *testing.B, _ string, n int64) string {
 			return fmt.Sprintf("l_orderkey < %d", n*83/200)
 		}},
-		{"strings", "point", "unique_id", []string{"unique_id"}, func(b *testing.B, path string, n int64) string {
+		// 32 row groups: a point lookup is about row groups; within one,
+		// unsorted strings leave no page to skip.
+		{"strings", "point", "unique_id", 1_000_000 / 32, []string{"unique_id"}, func(b *testing.B, path string, n int64) string {
 			// An id that is in the file: the one of the middle row.
 			r, err := arrowpq.OpenFile(path, &arrowpq.ReadOptions{Columns: []string{"unique_id"},
 				Rows: arrowpq.NewRowRanges(arrowpq.RowRange{Start: n / 2, End: n/2 + 1})})
@@ -205,7 +222,7 @@ func BenchmarkFilteredRead(b *testing.B) {
 				continue
 			}
 			b.Run(fmt.Sprintf("data=%s/filter=%s/impl=%s", tc.data, tc.name, impl), func(b *testing.B) {
-				path, rows := filterFile(b, tc.data, tc.bloom)
+				path, rows := filterFileGroups(b, tc.data, tc.groupRows, tc.bloom)
 				st, err := os.Stat(path)
 				if err != nil {
 					b.Fatal(err)
