@@ -396,7 +396,7 @@ func (r *Reader) loadFiltered(rg int) error {
 			}
 		}
 	}
-	chunks, err := r.readSelectedChunks(rg, leaves, locs, sel, numRows)
+	chunks, sparse, err := r.readSelectedChunks(rg, leaves, locs, sel, numRows)
 	if err != nil {
 		return err
 	}
@@ -407,7 +407,11 @@ func (r *Reader) loadFiltered(rg int) error {
 		for _, fd := range p.fields {
 			if fr, ok := fd.(*fieldReader); ok {
 				for leaf, lr := range fr.leaves {
-					lr.locs = locs[leaf]
+					lr.sparse = sparse[leaf]
+					lr.locs = nil
+					if lr.sparse != nil {
+						lr.locs = lr.sparse.locs
+					}
 				}
 			}
 		}
@@ -559,20 +563,57 @@ func (b *bufferedAt) ReadAt(p []byte, off int64) (int, error) {
 	return b.src.ReadAt(p, off)
 }
 
-// pageGap is the largest hole between two pages to fetch that is read
-// rather than skipped.
-const pageGap = 64 << 10
-
 // readSelectedChunks reads the column chunks of leaves in row group rg:
 // whole for leaves without locs, else only the bytes before the first data
-// page (the dictionary page) and the pages that hold rows of sel. Each
-// chunk's bytes sit at their place in a buffer laid out like the file, so
-// that page offsets stay valid; bytes not fetched are never looked at
-// (column.Reader steps over their pages by the offset index).
-func (r *Reader) readSelectedChunks(rg int, leaves []int, locs map[int][]*format.PageLocation, sel RowRanges, numRows int64) (map[int][]byte, error) {
-	ranges, reads, total, err := r.layout(rg, leaves)
+// page (the dictionary page) and the pages that hold rows of sel, packed
+// into a sparse chunk (column.Chunk.Sparse) whose offset index it sets on
+// the leaf readers (sparse): the pages left out cost neither a read nor
+// memory. Reads of neighbouring byte ranges are merged.
+func (r *Reader) readSelectedChunks(rg int, leaves []int, locs map[int][]*format.PageLocation, sel RowRanges, numRows int64) (map[int][]byte, map[int]*sparseChunk, error) {
+	ranges, _, _, err := r.layout(rg, leaves)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	// The pieces of each chunk to fetch, in file order, and where they go.
+	type fetch struct{ off, end, pos int64 }
+	var fetches []fetch
+	sparse := map[int]*sparseChunk{}
+	var total int64
+	bounds := map[int][2]int64{} // leaf -> [start, end) in the buffer
+	for _, cr := range ranges {
+		start := total
+		pl := locs[cr.leaf]
+		if pl == nil {
+			fetches = append(fetches, fetch{cr.offset, cr.end, total})
+			total += cr.end - cr.offset
+			bounds[cr.leaf] = [2]int64{start, total}
+			continue
+		}
+		sc := &sparseChunk{fileStart: cr.offset}
+		prefix := pl[0].Offset - cr.offset
+		fetches = append(fetches, fetch{cr.offset, pl[0].Offset, total})
+		sc.segs = append(sc.segs, segment{0, cr.offset, prefix})
+		total += prefix
+		for i, loc := range pl {
+			end := numRows
+			if i+1 < len(pl) {
+				end = pl[i+1].FirstRowIndex
+			}
+			r.stats.Pages++
+			nl := &format.PageLocation{Offset: cr.offset + total - start, FirstRowIndex: loc.FirstRowIndex}
+			if len(sel.Intersect(NewRowRanges(RowRange{loc.FirstRowIndex, end}))) == 0 {
+				r.stats.PagesSkippedByPageIndex++
+			} else {
+				n := int64(loc.CompressedPageSize)
+				nl.CompressedPageSize = loc.CompressedPageSize
+				fetches = append(fetches, fetch{loc.Offset, loc.Offset + n, total})
+				sc.segs = append(sc.segs, segment{total - start, loc.Offset, n})
+				total += n
+			}
+			sc.locs = append(sc.locs, nl)
+		}
+		sparse[cr.leaf] = sc
+		bounds[cr.leaf] = [2]int64{start, total}
 	}
 	if int64(cap(r.chunkBuf)) < total {
 		r.chunkBuf = nil
@@ -580,48 +621,17 @@ func (r *Reader) readSelectedChunks(rg int, leaves []int, locs map[int][]*format
 	}
 	buf := r.chunkBuf[:total]
 	out := make(map[int][]byte, len(ranges))
-	// fetch lists the file ranges to read, with their place in buf.
-	type fetch struct{ off, end, pos int64 }
-	var fetches []fetch
-	var pos int64
-	ri := 0
-	for _, s := range reads {
-		for ri < len(ranges) && ranges[ri].offset < s.end {
-			cr := ranges[ri]
-			at := pos + cr.offset - s.offset
-			out[cr.leaf] = buf[at : at+cr.end-cr.offset : at+cr.end-cr.offset]
-			pl := locs[cr.leaf]
-			if pl == nil {
-				fetches = append(fetches, fetch{cr.offset, cr.end, at})
-			} else {
-				fetches = append(fetches, fetch{cr.offset, pl[0].Offset, at})
-				for i, loc := range pl {
-					end := numRows
-					if i+1 < len(pl) {
-						end = pl[i+1].FirstRowIndex
-					}
-					r.stats.Pages++
-					if len(sel.Intersect(NewRowRanges(RowRange{loc.FirstRowIndex, end}))) == 0 {
-						r.stats.PagesSkippedByPageIndex++
-						continue
-					}
-					fetches = append(fetches, fetch{loc.Offset, loc.Offset + int64(loc.CompressedPageSize), at + loc.Offset - cr.offset})
-				}
-			}
-			ri++
-		}
-		pos += s.end - s.offset
+	for leaf, b := range bounds {
+		out[leaf] = buf[b[0]:b[1]:b[1]]
 	}
-	// Coalesce neighbours: buf mirrors the file within a span, so a hole
-	// between two fetches of one span is read into its own place.
 	sort.Slice(fetches, func(i, j int) bool { return fetches[i].off < fetches[j].off })
 	var merged []fetch
 	for _, fe := range fetches {
 		if fe.end <= fe.off {
 			continue
 		}
-		if k := len(merged) - 1; k >= 0 && fe.off-merged[k].end <= pageGap && fe.pos-merged[k].pos == fe.off-merged[k].off {
-			merged[k].end = max(merged[k].end, fe.end)
+		if k := len(merged) - 1; k >= 0 && fe.off == merged[k].end && fe.pos == merged[k].pos+merged[k].end-merged[k].off {
+			merged[k].end = fe.end
 			continue
 		}
 		merged = append(merged, fe)
@@ -631,10 +641,34 @@ func (r *Reader) readSelectedChunks(rg int, leaves []int, locs map[int][]*format
 		pieces = appendPieces(pieces, buf[m.pos:m.pos+m.end-m.off], m.off, r.opts.Parallelism)
 	}
 	if err := r.readPieces(pieces); err != nil {
-		return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: err.offset,
+		return nil, nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: err.offset,
 			Err: fmt.Errorf("read %d bytes of column chunks: %w", err.n, err.err)}
 	}
-	return out, nil
+	return out, sparse, nil
+}
+
+// sparseChunk is a column chunk read in part: its offset index rewritten
+// for the packed bytes, and where each packed byte range lies in the file
+// (for error offsets).
+type sparseChunk struct {
+	fileStart int64
+	locs      []*format.PageLocation
+	segs      []segment
+}
+
+// segment maps packed bytes [pos, pos+n) to the file bytes at off.
+type segment struct{ pos, off, n int64 }
+
+// fileOffset turns an offset in the packed chunk's offset space
+// (fileStart + position) into the file offset.
+func (s *sparseChunk) fileOffset(off int64) int64 {
+	p := off - s.fileStart
+	for _, g := range s.segs {
+		if p >= g.pos && p < g.pos+g.n {
+			return g.off + p - g.pos
+		}
+	}
+	return off
 }
 
 // layout is chunkLayout for the given leaves.

@@ -57,8 +57,10 @@ type leafReader struct {
 	nullCount int
 
 	// locs is the offset index of the next chunk, set by a filtered read
-	// so that SkipRecords steps over pages it did not fetch.
-	locs []*format.PageLocation
+	// so that SkipRecords steps over pages it did not fetch; sparse, when
+	// the chunk holds only some pages (filterread.go).
+	locs   []*format.PageLocation
+	sparse *sparseChunk
 }
 
 // maxByteArrayData bounds the byte array data of one batch: the Arrow
@@ -129,6 +131,7 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		NumValues: md.NumValues, NumRows: numRows,
 		AssumeV2Compressed: assumeV2Compressed,
 		OffsetIndex:        l.locs,
+		Sparse:             l.sparse != nil,
 	})
 	if l.conv != nil {
 		l.conv.dictOK, l.conv.dictDone = false, false
@@ -179,6 +182,9 @@ func (l *leafReader) wrap(err error) error {
 		e.Page, e.Offset, e.Err = pe.Page, pe.Offset, pe.Err
 	} else {
 		e.Page, e.Offset = l.cr.Location()
+	}
+	if l.sparse != nil && e.Offset >= 0 {
+		e.Offset = l.sparse.fileOffset(e.Offset)
 	}
 	return e
 }

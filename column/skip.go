@@ -130,7 +130,9 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 			r.pages.Skip()
 			continue
 		}
-		r.checkLocation(start)
+		if err := r.checkLocation(start); err != nil {
+			return rows, r.fail(err)
+		}
 		k := r.pageRows(h)
 		if k < 0 || k > want-rows {
 			// Read this page: its header is pending in the page reader.
@@ -156,7 +158,7 @@ func (r *Reader) indexedPage(start int) (rows, next int, ok bool) {
 		return 0, 0, false
 	}
 	loc := r.locs[r.dataPage]
-	if loc == nil || loc.Offset != r.popts.FileOffset+int64(start) || loc.CompressedPageSize <= 0 {
+	if loc == nil || loc.Offset != r.popts.FileOffset+int64(start) || loc.CompressedPageSize < 0 || loc.CompressedPageSize == 0 && !r.sparse {
 		return 0, 0, false
 	}
 	end := r.numRows
