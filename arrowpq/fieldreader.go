@@ -1,6 +1,7 @@
 package arrowpq
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,6 +37,10 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 		dt := l.Arrow.Type
 		if e, ok := dt.(arrow.ExtensionType); ok {
 			dt = e.StorageType()
+		}
+		if ree, ok := dt.(*arrow.RunEndEncodedType); ok {
+			// Decoded as the plain values, run-end encoded per batch.
+			dt = ree.Encoded()
 		}
 		_, lr.wantIndices = dt.(*arrow.DictionaryType)
 		// Flat fixed-width values whose Arrow layout is the physical one
@@ -228,6 +233,11 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		dict = d
 		dt = d.ValueType
 	}
+	var ree *arrow.RunEndEncodedType
+	if r, ok := dt.(*arrow.RunEndEncodedType); ok {
+		ree = r
+		dt = r.Encoded()
+	}
 	if dict != nil && lr.dense.IndexMode {
 		arr, err := fr.dictionaryArray(f, lr, dict, s)
 		if err != nil {
@@ -246,6 +256,14 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 	}
 	if dict != nil {
 		enc, err := dictionaryEncode(fr.mem, dict, arr)
+		arr.Release()
+		if err != nil {
+			return nil, lr.wrap(err)
+		}
+		arr = enc
+	}
+	if ree != nil {
+		enc, err := runEndEncode(fr.mem, ree, arr)
 		arr.Release()
 		if err != nil {
 			return nil, lr.wrap(err)
@@ -326,12 +344,58 @@ func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arr
 
 // dictionaryEncode turns a plain array into a dictionary array of type dt.
 func dictionaryEncode(mem memory.Allocator, dt *arrow.DictionaryType, arr arrow.Array) (arrow.Array, error) {
+	if id := dt.ValueType.ID(); id == arrow.STRING_VIEW || id == arrow.BINARY_VIEW {
+		return viewDictionary(mem, dt, arr)
+	}
 	b := array.NewDictionaryBuilder(mem, dt)
 	defer b.Release()
 	if err := b.AppendArray(arr); err != nil {
 		return nil, err
 	}
 	return b.NewArray(), nil
+}
+
+// viewDictionary wraps a view array as a dictionary of itself (index i is
+// slot i, null slots null): arrow-go has no dictionary builder for views,
+// and a batch read from pages that left the dictionary holds mostly
+// distinct values anyway.
+func viewDictionary(mem memory.Allocator, dt *arrow.DictionaryType, arr arrow.Array) (arrow.Array, error) {
+	width, err := storageWidth(dt.IndexType)
+	if err != nil {
+		return nil, err
+	}
+	n := arr.Len()
+	if width < 8 && int64(n) > 1<<(8*width-1)-1 {
+		return nil, fmt.Errorf("%d values in a dictionary of %s indices: %w", n, dt.IndexType, errOutOfRange)
+	}
+	values := memory.NewResizableBuffer(mem)
+	values.Resize(n * width)
+	b := values.Bytes()
+	for i := range n {
+		switch width {
+		case 1:
+			b[i] = byte(i)
+		case 2:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(i))
+		case 4:
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(i))
+		default:
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(i))
+		}
+	}
+	var validBuf *memory.Buffer
+	if arr.NullN() > 0 {
+		validBuf = memory.NewResizableBuffer(mem)
+		validBuf.Resize(int(bitutil.BytesForBits(int64(n))))
+		for i := range n {
+			bitutil.SetBitTo(validBuf.Bytes(), i, arr.IsValid(i))
+		}
+	}
+	data := array.NewData(dt, n, []*memory.Buffer{validBuf, values}, nil, arr.NullN(), 0)
+	data.SetDictionary(arr.Data())
+	releaseBuffers(validBuf, values)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 func structArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nullCount int, children []arrow.ArrayData) arrow.Array {

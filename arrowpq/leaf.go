@@ -272,7 +272,7 @@ func (l *leafReader) readRecords(numRows int) (int, error) {
 func (l *leafReader) take(n int) error {
 	numValues := n
 	if l.flat {
-		l.valid = growBits(l.valid, l.numLevels+n)
+		l.valid = levels.GrowBitmap(l.valid, l.numLevels+n)
 		nulls, err := l.cr.DecodeValidity(l.valid, l.numLevels, n)
 		if err != nil {
 			return l.wrap(err)
@@ -333,21 +333,4 @@ func (l *leafReader) validity(defLevel int16, n int) ([]byte, int) {
 	}
 	bm := make([]byte, (n+7)/8)
 	return bm, levels.ValidityFromLevels(bm, 0, l.def, defLevel)
-}
-
-// growBits makes b hold at least nbits bits, keeping its content.
-func growBits(b []byte, nbits int) []byte {
-	need := (nbits + 7) / 8
-	if len(b) >= need {
-		return b
-	}
-	if cap(b) >= need {
-		old := len(b)
-		b = b[:need]
-		clear(b[old:])
-		return b
-	}
-	nb := make([]byte, need, 2*need)
-	copy(nb, b)
-	return nb
 }

@@ -461,7 +461,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 		}
 		data = d.Fixed[:d.N*d.Width]
 	}
-	if len(data) > maxByteArrayData && (dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY) {
+	if len(data) > maxByteArrayData && dt.ID() != arrow.LARGE_STRING && dt.ID() != arrow.LARGE_BINARY {
 		return nil, fmt.Errorf("%d bytes of %s in one batch exceed 32-bit offsets; read with a smaller BatchSize: %w",
 			len(data), dt, errOutOfRange)
 	}
@@ -505,36 +505,58 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 		copy(dataBuf.Bytes(), data)
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	default: // views
-		if validBuf != nil {
-			validBuf.Release()
-		}
-		var b interface {
-			array.Builder
-			Append([]byte)
-		}
-		if dt.ID() == arrow.STRING_VIEW {
-			b = &stringViewAppender{array.NewStringViewBuilder(mem)}
-		} else {
-			b = array.NewBinaryViewBuilder(mem)
-		}
-		defer b.Release()
-		b.Reserve(s.n)
-		k := 0
-		for i := 0; i < s.n; i++ {
-			if s.valid != nil && s.nullCount > 0 && !bitutil.BitIsSet(s.valid, i) {
-				b.AppendNull()
-				continue
-			}
-			b.Append(data[offsets[k]:offsets[k+1]])
-			k++
-		}
-		return b.NewArray(), nil
+		return buildViews(mem, dt, offsets, data, s, validBuf), nil
 	}
 }
 
-type stringViewAppender struct{ *array.StringViewBuilder }
+// viewInlineSize is the longest value a view holds inline (the Arrow
+// columnar format's BinaryView layout).
+const viewInlineSize = 12
 
-func (s *stringViewAppender) Append(v []byte) { s.StringViewBuilder.Append(string(v)) }
+// buildViews lays the batch's values out as a StringView or BinaryView
+// array: one 16-byte view per slot (null slots zero), values of up to 12
+// bytes inline, longer ones as length, 4-byte prefix, buffer 0 and offset
+// into one copy of the batch's data (which fits int32 offsets: a batch's
+// byte array data stays below maxByteArrayData). Built directly rather than
+// through a builder, which copied each value into a Go string first.
+func buildViews(mem memory.Allocator, dt arrow.DataType, offsets []int32, data []byte, s slots, validBuf *memory.Buffer) arrow.Array {
+	views := memory.NewResizableBuffer(mem)
+	views.Resize(s.n * arrow.ViewHeaderSizeBytes)
+	out := views.Bytes()
+	clear(out)
+	hasNulls := s.valid != nil && s.nullCount > 0
+	long := false
+	k := 0
+	for i := 0; i < s.n; i++ {
+		if hasNulls && !bitutil.BitIsSet(s.valid, i) {
+			continue
+		}
+		lo, hi := offsets[k], offsets[k+1]
+		k++
+		v := out[i*arrow.ViewHeaderSizeBytes : (i+1)*arrow.ViewHeaderSizeBytes]
+		binary.LittleEndian.PutUint32(v, uint32(hi-lo))
+		if hi-lo <= viewInlineSize {
+			copy(v[4:], data[lo:hi])
+			continue
+		}
+		copy(v[4:8], data[lo:lo+4])
+		binary.LittleEndian.PutUint32(v[12:], uint32(lo)) // buffer index 0 in v[8:12]
+		long = true
+	}
+	buffers := []*memory.Buffer{validBuf, views}
+	if long {
+		end := int(offsets[k])
+		var dataBuf *memory.Buffer
+		if _, fresh := mem.(freshAllocator); fresh {
+			dataBuf = freshCopy(data[:end])
+		} else {
+			dataBuf = newUninitBuffer(mem, end)
+			copy(dataBuf.Bytes(), data[:end])
+		}
+		buffers = append(buffers, dataBuf)
+	}
+	return makeArray(dt, s, buffers...)
+}
 
 func int32Bytes(v []int32) []byte     { return arrow.Int32Traits.CastToBytes(v) }
 func int64Bytes(v []int64) []byte     { return arrow.Int64Traits.CastToBytes(v) }

@@ -43,8 +43,14 @@ type ReadOptions struct {
 	// GOMAXPROCS; 1 decodes on the calling goroutine.
 	Parallelism int
 	// Dictionary lists columns (names or dotted paths, as Columns) to return
-	// as Arrow dictionary arrays with the Parquet dictionary reused across
-	// the batches of a column chunk.
+	// as Arrow dictionary arrays (int32 indices) with the Parquet dictionary
+	// reused across the batches of a column chunk: one dictionary array,
+	// converted once per chunk, shared by every batch read from its
+	// dictionary-encoded pages. Any leaf type but booleans qualifies:
+	// strings and binaries, integers, floating point, decimals, dates,
+	// times, timestamps, durations, fixed-size binaries. A batch that
+	// meets a page written in another encoding (a writer's fallback from a
+	// dictionary that grew too big) gets a dictionary of its own values.
 	Dictionary []string
 	// Int96Unit is the timestamp unit for INT96 columns; zero means
 	// nanoseconds. Spark files with dates outside 1677–2262 need
@@ -114,9 +120,27 @@ type ReadOptions struct {
 	Superset bool
 	// SmallDecimals reads DECIMAL columns of precision ≤ 9 as
 	// arrow.Decimal32 and ≤ 18 as arrow.Decimal64 instead of Decimal128
-	// (Decimal256 above 38 digits either way), unless ARROW:schema names the
-	// decimal type the writer had.
+	// (Decimal256 above 38 digits either way), also where ARROW:schema
+	// names Decimal128 or Decimal256 for them: the request wins, the
+	// values are the same.
 	SmallDecimals bool
+	// RunEndEncoded lists columns (names or dotted paths, as Columns) to
+	// return as run_end_encoded<int32, T> arrays, runs of equal values
+	// (nulls included) in each batch; a column also in Dictionary reads as
+	// a dictionary. Boolean, numeric, decimal128/256, date, time,
+	// timestamp, string, binary and fixed-size binary leaves qualify.
+	// Without it, columns written from run-end encoded arrays (whose type
+	// ARROW:schema records) read back run-end encoded.
+	RunEndEncoded []string
+	// ListViews reads every list column as arrow.ListView (LargeList as
+	// LargeListView), also where ARROW:schema names List; columns written
+	// from list views read back as list views without it.
+	ListViews bool
+	// Views reads String and Binary columns (LargeString and LargeBinary
+	// too, whatever ARROW:schema says) as arrow.StringView and
+	// arrow.BinaryView: values of up to 12 bytes inline in their view,
+	// longer ones pointing into one data buffer per batch.
+	Views bool
 }
 
 // normalized returns o with defaults filled in, or an error for values

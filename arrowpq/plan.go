@@ -38,7 +38,8 @@ type fieldDecoder interface {
 }
 
 func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
-	topts := typemap.ReadOptions{IgnoreArrowSchema: opts.IgnoreArrowSchema, SmallDecimals: opts.SmallDecimals}
+	topts := typemap.ReadOptions{IgnoreArrowSchema: opts.IgnoreArrowSchema, SmallDecimals: opts.SmallDecimals,
+		Views: opts.Views, ListViews: opts.ListViews}
 	switch opts.Int96Unit {
 	case arrow.Microsecond:
 		topts.Int96Unit = typemap.Int96Micros
@@ -49,6 +50,13 @@ func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
 		for _, c := range f.Schema.Columns {
 			if matchesLeaf(sel, c, nil) {
 				topts.Dictionary = append(topts.Dictionary, c.DottedPath)
+			}
+		}
+	}
+	for _, sel := range opts.RunEndEncoded {
+		for _, c := range f.Schema.Columns {
+			if matchesLeaf(sel, c, nil) {
+				topts.RunEndEncoded = append(topts.RunEndEncoded, c.DottedPath)
 			}
 		}
 	}

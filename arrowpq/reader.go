@@ -345,19 +345,5 @@ func ReadTable(ctx context.Context, r io.ReaderAt, size int64, opts *ReadOptions
 		return nil, err
 	}
 	defer rd.Close()
-	var batches []arrow.RecordBatch
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	for rd.Next() {
-		b := rd.RecordBatch()
-		b.Retain()
-		batches = append(batches, b)
-	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	return array.NewTableFromRecords(rd.Schema(), batches), nil
+	return ReadAll(rd)
 }

@@ -94,6 +94,10 @@ var fuzzTypes = []arrow.DataType{
 	&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.PrimitiveTypes.Int64},
 	arrow.BinaryTypes.StringView,
 	arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64),
+	arrow.ListViewOf(arrow.PrimitiveTypes.Int64),
+	arrow.LargeListViewOf(arrow.BinaryTypes.String),
+	arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String),
+	arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int64),
 }
 
 // fuzzData builds array data of type dt from the input: a length, an
@@ -153,6 +157,20 @@ func fuzzData(f *fuzzBytes, dt arrow.DataType, depth int) arrow.ArrayData {
 		c := child(t.Elem(), 0)
 		defer c.Release()
 		return array.NewData(dt, n, []*memory.Buffer{valid, f.offsets(end, 8, c.Len())}, []arrow.ArrayData{c}, nulls, off)
+	case *arrow.ListViewType, *arrow.LargeListViewType:
+		w := 4
+		if dt.ID() == arrow.LARGE_LIST_VIEW {
+			w = 8
+		}
+		c := child(t.(arrow.ListLikeType).Elem(), 0)
+		defer c.Release()
+		return array.NewData(dt, n, []*memory.Buffer{valid, f.buffer(w * end), f.buffer(w * end)}, []arrow.ArrayData{c}, nulls, off)
+	case *arrow.RunEndEncodedType:
+		ends := child(t.RunEnds(), 0)
+		defer ends.Release()
+		vals := child(t.Encoded(), 1)
+		defer vals.Release()
+		return array.NewData(dt, n, []*memory.Buffer{nil}, []arrow.ArrayData{ends, vals}, 0, off)
 	case *arrow.FixedSizeListType:
 		c := child(t.Elem(), 0)
 		defer c.Release()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -34,8 +35,8 @@ type dictMemo struct {
 	epoch uint32
 
 	// keys: per Arrow dictionary value of a String or Binary dictionary,
-	// its first 16 bytes as prefixKey16 gives them, for min and max.
-	keys []key16
+	// its first 16 bytes as column.NewPrefixKey gives them, for min and max.
+	keys []column.PrefixKey
 
 	distinct []int64 // Arrow indices of the piece's values, first use order
 	known    []int64
@@ -68,7 +69,7 @@ func (c *columnWriter) bindMemo(numSlots, dictLen int) {
 		}
 		m.keys = grown(m.keys, dictLen)
 		for j := range m.keys {
-			m.keys[j] = prefixKey16(data, offs[j], offs[j+1])
+			m.keys[j] = column.NewPrefixKey(data, offs[j], offs[j+1])
 		}
 	}
 }
@@ -149,7 +150,7 @@ func (c *columnWriter) gatherMemo(idx []int64) error {
 	case format.Type_BYTE_ARRAY:
 		var total, freshBytes int64
 		for k, j := range distinct {
-			l := int64(g.offs[k+1] - g.offs[k])
+			l := int64(g.v.Offsets[k+1] - g.v.Offsets[k])
 			total += int64(m.count[j]) * l
 			if k < m.fresh {
 				freshBytes += 4 + l
@@ -161,20 +162,20 @@ func (c *columnWriter) gatherMemo(idx []int64) error {
 	g.nanExtra = 0
 	switch {
 	case c.phys == format.Type_FLOAT:
-		for k, v := range g.f32 {
+		for k, v := range g.v.Float {
 			if v != v {
 				g.nanExtra += int64(m.count[distinct[k]] - 1)
 			}
 		}
 	case c.phys == format.Type_DOUBLE:
-		for k, v := range g.f64 {
+		for k, v := range g.v.Double {
 			if v != v {
 				g.nanExtra += int64(m.count[distinct[k]] - 1)
 			}
 		}
-	case c.pageStats.kind == cmpFloat16:
+	case c.float16:
 		for k := range distinct {
-			if isFloat16NaN(g.fixed[2*k:]) {
+			if isFloat16NaN(g.v.FixedLenByteArray[2*k:]) {
 				g.nanExtra += int64(m.count[distinct[k]] - 1)
 			}
 		}
@@ -224,9 +225,9 @@ func (c *columnWriter) gatherMemoBinary(s binaryLike, idx []int64) error {
 	}
 	g.memoLo, g.memoHi = binaryMinMaxAt(offs, data, m.keys, distinct)
 	if m.fresh > 0 {
-		g.offs, g.data = gatherRuns(&g.soffs, &g.sdata, offs, data, distinct[:m.fresh])
+		g.v.Offsets, g.v.Data = gatherRuns(&g.s.Offsets, &g.s.Data, offs, data, distinct[:m.fresh])
 	} else {
-		g.offs, g.data = noValues[:], nil
+		g.v.Offsets, g.v.Data = noValues[:], nil
 	}
 	n := int64(len(idx))
 	g.n, g.memo, g.memoMinMax = len(idx), true, true
@@ -238,17 +239,17 @@ func (c *columnWriter) gatherMemoBinary(s binaryLike, idx []int64) error {
 // least one) of (offs, data), whose prefix keys are keys: the keys decide
 // but for ties, without touching the values (random reads of the data
 // were 14% of BenchmarkWriteDictionary).
-func binaryMinMaxAt(offs []int32, data []byte, keys []key16, idx []int64) (lo, hi []byte) {
+func binaryMinMaxAt(offs []int32, data []byte, keys []column.PrefixKey, idx []int64) (lo, hi []byte) {
 	loJ, hiJ := idx[0], idx[0]
 	loK, hiK := keys[loJ], keys[hiJ]
 	for _, j := range idx[1:] {
 		k := keys[j]
-		if loK.less(k) && k.less(hiK) {
+		if loK.Less(k) && k.Less(hiK) {
 			continue
 		}
-		if k.less(loK) || k == loK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[loJ]:offs[loJ+1]]) < 0 {
+		if k.Less(loK) || k == loK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[loJ]:offs[loJ+1]]) < 0 {
 			loJ, loK = j, k
-		} else if hiK.less(k) || k == hiK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[hiJ]:offs[hiJ+1]]) > 0 {
+		} else if hiK.Less(k) || k == hiK && bytes.Compare(data[offs[j]:offs[j+1]], data[offs[hiJ]:offs[hiJ+1]]) > 0 {
 			hiJ, hiK = j, k
 		}
 	}
@@ -260,31 +261,19 @@ func isFloat16NaN(b []byte) bool {
 	return h&0x7c00 == 0x7c00 && h&0x03ff != 0
 }
 
-// encodeMemo gives the fresh values of the piece their Parquet indices and
-// adds the indices of all its values to the page. The caller checked that
+// writeMemo gives the fresh values of the piece their Parquet indices,
+// writes the indices of all its values to the page and has the statistics
+// and bloom filter observe its distinct values. The caller checked that
 // the dictionary has room for the fresh values.
-func (c *columnWriter) encodeMemo() error {
-	g, m := &c.g, &c.memo
+func (c *columnWriter) writeMemo() error {
+	g, m, cw := &c.g, &c.memo, c.cw
 	idx := g.sidx
 	fresh := m.fresh
 	m.out = grown(m.out, max(fresh, len(idx)))
 	out := m.out[:fresh]
-	var taken int
-	switch c.phys {
-	case format.Type_INT32:
-		taken = c.d32.InsertInt32(out, g.i32[:fresh])
-	case format.Type_FLOAT:
-		taken = c.d32.InsertFloat(out, g.f32[:fresh])
-	case format.Type_INT64:
-		taken = c.d64.InsertInt64(out, g.i64[:fresh])
-	case format.Type_DOUBLE:
-		taken = c.d64.InsertDouble(out, g.f64[:fresh])
-	case format.Type_INT96:
-		taken = c.d96.InsertInt96(out, g.i96[:fresh])
-	case format.Type_BYTE_ARRAY:
-		taken = c.dba.InsertByteArray(out, g.offs[:fresh+1], g.data)
-	case format.Type_FIXED_LEN_BYTE_ARRAY:
-		taken = c.dba.InsertFixedLenByteArray(out, g.fixed[:fresh*c.width])
+	taken, err := cw.Insert(out, &g.v)
+	if err != nil {
+		return err
 	}
 	if taken != fresh {
 		return fmt.Errorf("dictionary took %d of %d new values after room was checked", taken, fresh)
@@ -298,9 +287,18 @@ func (c *columnWriter) encodeMemo() error {
 	for i, j := range idx {
 		out[i] = pidx[j] - 1
 	}
-	ok := c.dictEnc().AddIndices(out)
-	if !ok {
-		return fmt.Errorf("memo index outside the dictionary of %d values", c.dictLen())
+	if err := cw.WriteIndices(out, g.rawBytes, g.unencoded); err != nil {
+		return err
 	}
+	// BYTE_ARRAY memo pieces hold only their fresh values (for the bloom
+	// filter, which sees each value once per chunk) and the least and
+	// greatest of all; the others hold every distinct value.
+	if g.memoMinMax {
+		cw.ObserveRange(g.memoLo, g.memoHi)
+	}
+	if err := cw.Observe(&g.v); err != nil {
+		return err
+	}
+	cw.AddNaNs(g.nanExtra)
 	return nil
 }

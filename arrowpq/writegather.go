@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -15,21 +16,12 @@ import (
 )
 
 // gathered holds the non-null values of one piece in their physical form.
-// The views (i32 ... bits) either alias the Arrow buffers (identity
-// conversion of a contiguous run) or the owned scratch slices (s*), which
+// The views (v) either alias the Arrow buffers (identity
+// conversion of a contiguous run) or the owned scratch slices (s), which
 // are reused from piece to piece.
 type gathered struct {
-	n      int // values
-	i32    []int32
-	i64    []int64
-	f32    []float32
-	f64    []float64
-	i96    [][12]byte
-	fixed  []byte
-	offs   []int32
-	data   []byte
-	bits   []byte
-	bitOff int
+	n int // values
+	v column.Batch
 
 	unordered bool // idx are dictionary indices that are not one run
 	// memo: the views hold the distinct values of the piece, which are
@@ -41,27 +33,22 @@ type gathered struct {
 	// memoLo and memoHi are the least and greatest of all their values.
 	memoMinMax     bool
 	memoLo, memoHi []byte
-	// direct: the BYTE_ARRAY values are already PLAIN encoded at the end
-	// of the page's values, from byte directFrom on; data is that part and
-	// offs is nil (see gatherByteArray).
+	// direct: the BYTE_ARRAY values are already PLAIN encoded in plain,
+	// the column writer's PLAIN buffer, from byte directFrom on (see
+	// gatherByteArray and column.Writer.PlainBuffer).
 	direct     bool
 	directFrom int
+	plain      []byte
 
 	rawBytes  int64 // PLAIN size of the values, for piece sizing
 	dictBytes int64 // worst-case growth of a dictionary by these values
 	unencoded int64 // BYTE_ARRAY bytes without length prefixes
 
-	si32   []int32
-	si64   []int64
-	sf32   []float32
-	sf64   []float64
-	si96   [][12]byte
-	sfixed []byte
-	soffs  []int32
-	sdata  []byte
-	sbits  []byte
-	sidx   []int64
-	tmp    []byte
+	// s holds the owned scratch slices the views may point into, reused
+	// from piece to piece; sidx the dictionary indices of the piece.
+	s    column.Batch
+	sidx []int64
+	tmp  []byte
 }
 
 func bufferBytes(d arrow.ArrayData, i int) []byte {
@@ -151,11 +138,9 @@ var errInvalidArray = fmt.Errorf("invalid array data")
 // gather fills c.g from the value indices of the last Shred.
 func (c *columnWriter) gather() error {
 	g := &c.g
-	if g.direct {
-		// A piece gathered again (with fewer rows): drop its values.
-		c.plain = c.plain[:g.directFrom]
-		g.direct = false
-	}
+	// A piece gathered again (with fewer rows) drops its direct values:
+	// they were not handed to the column writer.
+	g.direct = false
 	idx := c.shred.ValueIndices()
 	g.n = len(idx)
 	g.rawBytes, g.dictBytes, g.unencoded, g.nanExtra = 0, 0, 0, 0
@@ -192,7 +177,7 @@ func (c *columnWriter) gather() error {
 			return err
 		}
 		idx = g.sidx
-		if c.memo.on && c.dict {
+		if c.memo.on && c.cw.Dictionary() {
 			return c.gatherMemo(idx)
 		}
 		g.unordered = !contiguousAny(idx)
@@ -221,18 +206,19 @@ func (c *columnWriter) gatherValues(idx []int64) error {
 	case format.Type_BOOLEAN:
 		bits := bufferBytes(d, 1)
 		if g.contig(idx) {
-			g.bits, g.bitOff = bits, d.Offset()+int(idx[0])
+			g.v.Bits, g.v.BitOffset = bits, d.Offset()+int(idx[0])
 		} else {
 			nb := (len(idx) + 7) / 8
-			g.sbits = grown(g.sbits, nb)
-			clear(g.sbits)
+			g.s.Bits = grown(g.s.Bits, nb)
+			clear(g.s.Bits)
 			off := int64(d.Offset())
 			for i, j := range idx {
 				b := off + j
-				g.sbits[i>>3] |= (bits[b>>3] >> (b & 7) & 1) << (i & 7)
+				g.s.Bits[i>>3] |= (bits[b>>3] >> (b & 7) & 1) << (i & 7)
 			}
-			g.bits, g.bitOff = g.sbits, 0
+			g.v.Bits, g.v.BitOffset = g.s.Bits, 0
 		}
+		g.v.NumBits = len(idx)
 		g.rawBytes = (n + 7) / 8
 		return nil
 	case format.Type_INT32:
@@ -243,15 +229,15 @@ func (c *columnWriter) gatherValues(idx []int64) error {
 		return c.gatherInt64(arr, idx)
 	case format.Type_FLOAT:
 		g.rawBytes, g.dictBytes = 4*n, 4*n
-		g.f32 = view(g.contig(idx), &g.sf32, typed(arrow.Float32Traits.CastFromBytes, d), idx)
+		g.v.Float = view(g.contig(idx), &g.s.Float, typed(arrow.Float32Traits.CastFromBytes, d), idx)
 		return nil
 	case format.Type_DOUBLE:
 		g.rawBytes, g.dictBytes = 8*n, 8*n
-		g.f64 = view(g.contig(idx), &g.sf64, typed(arrow.Float64Traits.CastFromBytes, d), idx)
+		g.v.Double = view(g.contig(idx), &g.s.Double, typed(arrow.Float64Traits.CastFromBytes, d), idx)
 		return nil
 	case format.Type_INT96:
 		g.rawBytes, g.dictBytes = 12*n, 12*n
-		g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		g.s.Int64 = gatherConv(g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
 		div := int64(1)
 		switch c.conv.Unit {
 		case arrow.Second:
@@ -264,18 +250,18 @@ func (c *columnWriter) gatherValues(idx []int64) error {
 		// Values beyond the nanosecond range of INT96 would wrap.
 		if div > 1 {
 			lim := int64(math.MaxInt64) / div
-			for _, v := range g.si64 {
+			for _, v := range g.s.Int64 {
 				if v > lim || v < -lim {
 					return rangeError("timestamp", v)
 				}
 			}
 		}
-		g.tmp = timestampToInt96(g.tmp[:0], g.si64, div)
-		g.si96 = grown(g.si96, len(idx))
-		for i := range g.si96 {
-			copy(g.si96[i][:], g.tmp[i*12:])
+		g.tmp = timestampToInt96(g.tmp[:0], g.s.Int64, div)
+		g.s.Int96 = grown(g.s.Int96, len(idx))
+		for i := range g.s.Int96 {
+			copy(g.s.Int96[i][:], g.tmp[i*12:])
 		}
-		g.i96 = g.si96
+		g.v.Int96 = g.s.Int96
 		return nil
 	case format.Type_FIXED_LEN_BYTE_ARRAY:
 		g.rawBytes, g.dictBytes = int64(c.width)*n, int64(c.width)*n
@@ -291,34 +277,34 @@ func (c *columnWriter) gatherInt32(arr arrow.Array, idx []int64) error {
 	d := arr.Data()
 	switch c.conv.Kind {
 	case typemap.Identity:
-		g.i32 = view(g.contig(idx), &g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+		g.v.Int32 = view(g.contig(idx), &g.s.Int32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
 		return nil
 	case typemap.IntCast:
 		switch arr.DataType().ID() {
 		case arrow.INT8:
-			g.si32 = gatherConv(g.si32, typed(arrow.Int8Traits.CastFromBytes, d), idx)
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Int8Traits.CastFromBytes, d), idx)
 		case arrow.UINT8:
-			g.si32 = gatherConv(g.si32, typed(arrow.Uint8Traits.CastFromBytes, d), idx)
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Uint8Traits.CastFromBytes, d), idx)
 		case arrow.INT16:
-			g.si32 = gatherConv(g.si32, typed(arrow.Int16Traits.CastFromBytes, d), idx)
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Int16Traits.CastFromBytes, d), idx)
 		case arrow.UINT16:
-			g.si32 = gatherConv(g.si32, typed(arrow.Uint16Traits.CastFromBytes, d), idx)
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Uint16Traits.CastFromBytes, d), idx)
 		case arrow.UINT32:
-			g.si32 = gatherConv(g.si32, typed(arrow.Uint32Traits.CastFromBytes, d), idx)
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Uint32Traits.CastFromBytes, d), idx)
 		case arrow.INT32:
-			g.si32 = gatherConv(g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
 		default:
 			return fmt.Errorf("int cast from %s to INT32: %w", arr.DataType(), metadata.ErrUnsupported)
 		}
-		g.i32 = g.si32
+		g.v.Int32 = g.s.Int32
 		return nil
 	case typemap.Scale:
 		switch arr.DataType().ID() {
 		case arrow.DATE64:
-			g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
-			g.si32 = grown(g.si32, len(idx))
+			g.s.Int64 = gatherConv(g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+			g.s.Int32 = grown(g.s.Int32, len(idx))
 			div := c.conv.Div
-			for i, v := range g.si64 {
+			for i, v := range g.s.Int64 {
 				q := v / div
 				if v%div < 0 {
 					q-- // days are floored: -1 ms is the day before the epoch
@@ -326,15 +312,15 @@ func (c *columnWriter) gatherInt32(arr arrow.Array, idx []int64) error {
 				if q < math.MinInt32 || q > math.MaxInt32 {
 					return rangeError("date64", v)
 				}
-				g.si32[i] = int32(q)
+				g.s.Int32[i] = int32(q)
 			}
 		default: // time32(s) -> TIME(MILLIS)
-			g.si32 = gatherConv(g.si32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
-			if err := scaleUp(g.si32, g.si32, c.conv.Mul); err != nil {
+			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
+			if err := scaleUp(g.s.Int32, g.s.Int32, c.conv.Mul); err != nil {
 				return err
 			}
 		}
-		g.i32 = g.si32
+		g.v.Int32 = g.s.Int32
 		return nil
 	case typemap.Decimal:
 		return c.gatherDecimalInt(arr, idx, 4)
@@ -347,14 +333,14 @@ func (c *columnWriter) gatherInt64(arr arrow.Array, idx []int64) error {
 	d := arr.Data()
 	switch c.conv.Kind {
 	case typemap.Identity, typemap.IntCast:
-		g.i64 = view(g.contig(idx), &g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		g.v.Int64 = view(g.contig(idx), &g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
 		return nil
 	case typemap.Scale:
-		g.si64 = gatherConv(g.si64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
-		if err := scaleUp(g.si64, g.si64, c.conv.Mul); err != nil {
+		g.s.Int64 = gatherConv(g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
+		if err := scaleUp(g.s.Int64, g.s.Int64, c.conv.Mul); err != nil {
 			return err
 		}
-		g.i64 = g.si64
+		g.v.Int64 = g.s.Int64
 		return nil
 	case typemap.Decimal:
 		return c.gatherDecimalInt(arr, idx, 8)
@@ -375,13 +361,13 @@ func (c *columnWriter) gatherDecimalInt(arr arrow.Array, idx []int64, size int) 
 	}
 	var err error
 	if size == 4 {
-		g.si32 = grown(g.si32, len(idx))
-		err = decimalsToInt(g.si32, raw, w, off, idx, 4)
+		g.s.Int32 = grown(g.s.Int32, len(idx))
+		err = decimalsToInt(g.s.Int32, raw, w, off, idx, 4)
 	} else {
-		g.si64 = grown(g.si64, len(idx))
-		err = decimalsToInt(g.si64, raw, w, off, idx, 8)
+		g.s.Int64 = grown(g.s.Int64, len(idx))
+		err = decimalsToInt(g.s.Int64, raw, w, off, idx, 8)
 	}
-	g.i32, g.i64 = g.si32, g.si64
+	g.v.Int32, g.v.Int64 = g.s.Int32, g.s.Int64
 	return err
 }
 
@@ -455,28 +441,28 @@ func (c *columnWriter) gatherFixed(arr arrow.Array, idx []int64) error {
 			return fmt.Errorf("fixed size binary of width %d for FIXED_LEN_BYTE_ARRAY(%d): %w", sw, w, metadata.ErrUnsupported)
 		}
 		if g.contig(idx) {
-			g.fixed = raw[(off+idx[0])*w : (off+idx[len(idx)-1]+1)*w]
+			g.v.FixedLenByteArray = raw[(off+idx[0])*w : (off+idx[len(idx)-1]+1)*w]
 			return nil
 		}
-		g.sfixed = grown(g.sfixed, len(idx)*int(w))
+		g.s.FixedLenByteArray = grown(g.s.FixedLenByteArray, len(idx)*int(w))
 		for i, j := range idx {
-			copy(g.sfixed[int64(i)*w:], raw[(off+j)*w:(off+j+1)*w])
+			copy(g.s.FixedLenByteArray[int64(i)*w:], raw[(off+j)*w:(off+j+1)*w])
 		}
-		g.fixed = g.sfixed
+		g.v.FixedLenByteArray = g.s.FixedLenByteArray
 		return nil
 	case typemap.Decimal:
 		aw := int64(c.conv.ByteWidth)
-		g.sfixed = grown(g.sfixed, len(idx)*int(w))
+		g.s.FixedLenByteArray = grown(g.s.FixedLenByteArray, len(idx)*int(w))
 		for i, j := range idx {
-			if err := decimalToBigEndian(g.sfixed[int64(i)*w:int64(i+1)*w], raw[(off+j)*aw:(off+j+1)*aw]); err != nil {
+			if err := decimalToBigEndian(g.s.FixedLenByteArray[int64(i)*w:int64(i+1)*w], raw[(off+j)*aw:(off+j+1)*aw]); err != nil {
 				return err
 			}
 		}
-		g.fixed = g.sfixed
+		g.v.FixedLenByteArray = g.s.FixedLenByteArray
 		return nil
 	case typemap.Interval:
-		g.sfixed = grown(g.sfixed, len(idx)*12)
-		out := g.sfixed
+		g.s.FixedLenByteArray = grown(g.s.FixedLenByteArray, len(idx)*12)
+		out := g.s.FixedLenByteArray
 		switch arr.DataType().ID() {
 		case arrow.INTERVAL_MONTH_DAY_NANO:
 			for i, j := range idx {
@@ -510,7 +496,7 @@ func (c *columnWriter) gatherFixed(arr arrow.Array, idx []int64) error {
 		default:
 			return fmt.Errorf("interval type %s: %w", arr.DataType(), metadata.ErrUnsupported)
 		}
-		g.fixed = out
+		g.v.FixedLenByteArray = out
 		return nil
 	}
 	return fmt.Errorf("conversion %s to FIXED_LEN_BYTE_ARRAY: %w", c.conv, metadata.ErrUnsupported)
@@ -573,6 +559,13 @@ func appendPlainRuns(dst []byte, offs []int32, data []byte, idx []int64) []byte 
 	return dst
 }
 
+// plainDirect reports whether BYTE_ARRAY values are written in PLAIN now,
+// which gatherByteArray may append to the page itself.
+func (c *columnWriter) plainDirect() bool {
+	_, ok := c.cw.PlainBuffer()
+	return ok
+}
+
 func (c *columnWriter) gatherByteArray(arr arrow.Array, idx []int64) error {
 	g := &c.g
 	d := arr.Data()
@@ -584,19 +577,20 @@ func (c *columnWriter) gatherByteArray(arr arrow.Array, idx []int64) error {
 		data := bufferBytes(d, 2)
 		switch {
 		case g.contig(idx):
-			g.offs, g.data = offs[off+idx[0]:off+idx[len(idx)-1]+2], data
-		case !c.dict && (c.cfg.encoding == DefaultEncoding || c.cfg.encoding == Plain):
+			g.v.Offsets, g.v.Data = offs[off+idx[0]:off+idx[len(idx)-1]+2], data
+		case c.plainDirect():
 			// Values between nulls go straight into the PLAIN page, run by
 			// run: one copy instead of a gather and an encoding.
-			from := len(c.plain)
-			c.plain = appendPlainRuns(c.plain, offs[off:], data, idx)
+			buf, _ := c.cw.PlainBuffer()
+			from := len(buf)
+			g.plain = appendPlainRuns(buf, offs[off:], data, idx)
 			g.direct, g.directFrom = true, from
-			g.offs, g.data = nil, c.plain[from:]
-			g.unencoded = int64(len(g.data)) - 4*n
-			g.rawBytes, g.dictBytes = int64(len(g.data)), int64(len(g.data))
+			g.v.Offsets, g.v.Data = nil, g.plain[from:]
+			g.unencoded = int64(len(g.v.Data)) - 4*n
+			g.rawBytes, g.dictBytes = int64(len(g.v.Data)), int64(len(g.v.Data))
 			return nil
 		default:
-			g.offs, g.data = gatherRuns(&g.soffs, &g.sdata, offs[off:], data, idx)
+			g.v.Offsets, g.v.Data = gatherRuns(&g.s.Offsets, &g.s.Data, offs[off:], data, idx)
 		}
 	case *array.LargeString, *array.LargeBinary:
 		offs := arrow.Int64Traits.CastFromBytes(bufferBytes(d, 1))
@@ -608,15 +602,15 @@ func (c *columnWriter) gatherByteArray(arr arrow.Array, idx []int64) error {
 		if total > math.MaxInt32 {
 			return fmt.Errorf("%d bytes of large binary values in one piece: %w", total, metadata.ErrLimit)
 		}
-		g.soffs = grown(g.soffs, len(idx)+1)
-		g.sdata = grown(g.sdata, int(total))
+		g.s.Offsets = grown(g.s.Offsets, len(idx)+1)
+		g.s.Data = grown(g.s.Data, int(total))
 		w := int32(0)
-		g.soffs[0] = 0
+		g.s.Offsets[0] = 0
 		for i, j := range idx {
-			w += int32(copy(g.sdata[w:], data[offs[off+j]:offs[off+j+1]]))
-			g.soffs[i+1] = w
+			w += int32(copy(g.s.Data[w:], data[offs[off+j]:offs[off+j+1]]))
+			g.s.Offsets[i+1] = w
 		}
-		g.offs, g.data = g.soffs, g.sdata
+		g.v.Offsets, g.v.Data = g.s.Offsets, g.s.Data
 	case *array.StringView, *array.BinaryView:
 		var bv *array.BinaryView
 		var sv *array.StringView
@@ -625,25 +619,25 @@ func (c *columnWriter) gatherByteArray(arr arrow.Array, idx []int64) error {
 		} else {
 			sv = a.(*array.StringView)
 		}
-		g.soffs = grown(g.soffs, len(idx)+1)
-		g.sdata = g.sdata[:0]
-		g.soffs[0] = 0
+		g.s.Offsets = grown(g.s.Offsets, len(idx)+1)
+		g.s.Data = g.s.Data[:0]
+		g.s.Offsets[0] = 0
 		for i, j := range idx {
 			if bv != nil {
-				g.sdata = append(g.sdata, bv.Value(int(j))...)
+				g.s.Data = append(g.s.Data, bv.Value(int(j))...)
 			} else {
-				g.sdata = append(g.sdata, sv.Value(int(j))...)
+				g.s.Data = append(g.s.Data, sv.Value(int(j))...)
 			}
-			if len(g.sdata) > math.MaxInt32 {
-				return fmt.Errorf("%d bytes of view values in one piece: %w", len(g.sdata), metadata.ErrLimit)
+			if len(g.s.Data) > math.MaxInt32 {
+				return fmt.Errorf("%d bytes of view values in one piece: %w", len(g.s.Data), metadata.ErrLimit)
 			}
-			g.soffs[i+1] = int32(len(g.sdata))
+			g.s.Offsets[i+1] = int32(len(g.s.Data))
 		}
-		g.offs, g.data = g.soffs, g.sdata
+		g.v.Offsets, g.v.Data = g.s.Offsets, g.s.Data
 	default:
 		return fmt.Errorf("arrays of type %s as BYTE_ARRAY: %w", arr.DataType(), metadata.ErrUnsupported)
 	}
-	total := int64(g.offs[len(g.offs)-1] - g.offs[0])
+	total := int64(g.v.Offsets[len(g.v.Offsets)-1] - g.v.Offsets[0])
 	g.unencoded = total
 	g.rawBytes = total + 4*n
 	g.dictBytes = g.rawBytes

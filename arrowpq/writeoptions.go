@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
@@ -161,7 +162,8 @@ type Encoding uint8
 // only: DeltaBinaryPacked for INT32 and INT64; DeltaLengthByteArray for
 // BYTE_ARRAY; DeltaByteArray for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY;
 // ByteStreamSplit for INT32, INT64, FLOAT, DOUBLE and FIXED_LEN_BYTE_ARRAY;
-// RLE for BOOLEAN. [NewWriter] rejects other pairs.
+// RLE for BOOLEAN; ALP for FLOAT and DOUBLE. [NewWriter] rejects other
+// pairs.
 const (
 	DefaultEncoding Encoding = iota
 	Plain
@@ -170,9 +172,14 @@ const (
 	DeltaByteArray
 	ByteStreamSplit
 	RLE
+	// ALP (Adaptive Lossless floating-Point, Encodings.md "ALP = 10") is a
+	// preview of the format that few readers know (pqarrow, DuckDB and
+	// arrow-rs fail on it today): never a default, only on request. A
+	// page that ALP would make larger than PLAIN is written PLAIN.
+	ALP
 )
 
-var encodingNames = [...]string{"DEFAULT", "PLAIN", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT", "RLE"}
+var encodingNames = [...]string{"DEFAULT", "PLAIN", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT", "RLE", "ALP"}
 
 // String returns the encoding name as parquet.thrift spells it.
 func (e Encoding) String() string {
@@ -182,42 +189,29 @@ func (e Encoding) String() string {
 	return fmt.Sprintf("Encoding(%d)", uint8(e))
 }
 
+// encodingFormats maps the Encoding options to their parquet.thrift
+// values (DefaultEncoding is PLAIN).
+var encodingFormats = [...]format.Encoding{
+	DefaultEncoding:      format.Encoding_PLAIN,
+	Plain:                format.Encoding_PLAIN,
+	DeltaBinaryPacked:    format.Encoding_DELTA_BINARY_PACKED,
+	DeltaLengthByteArray: format.Encoding_DELTA_LENGTH_BYTE_ARRAY,
+	DeltaByteArray:       format.Encoding_DELTA_BYTE_ARRAY,
+	ByteStreamSplit:      format.Encoding_BYTE_STREAM_SPLIT,
+	RLE:                  format.Encoding_RLE,
+	ALP:                  format.Encoding_ALP,
+}
+
 func (e Encoding) format() format.Encoding {
-	switch e {
-	case DeltaBinaryPacked:
-		return format.Encoding_DELTA_BINARY_PACKED
-	case DeltaLengthByteArray:
-		return format.Encoding_DELTA_LENGTH_BYTE_ARRAY
-	case DeltaByteArray:
-		return format.Encoding_DELTA_BYTE_ARRAY
-	case ByteStreamSplit:
-		return format.Encoding_BYTE_STREAM_SPLIT
-	case RLE:
-		return format.Encoding_RLE
+	if int(e) < len(encodingFormats) {
+		return encodingFormats[e]
 	}
 	return format.Encoding_PLAIN
 }
 
 // validFor reports whether e can encode values of physical type t.
 func (e Encoding) validFor(t format.Type) bool {
-	switch e {
-	case DefaultEncoding, Plain:
-		return true
-	case DeltaBinaryPacked:
-		return t == format.Type_INT32 || t == format.Type_INT64
-	case DeltaLengthByteArray:
-		return t == format.Type_BYTE_ARRAY
-	case DeltaByteArray:
-		return t == format.Type_BYTE_ARRAY || t == format.Type_FIXED_LEN_BYTE_ARRAY
-	case ByteStreamSplit:
-		switch t {
-		case format.Type_INT32, format.Type_INT64, format.Type_FLOAT, format.Type_DOUBLE, format.Type_FIXED_LEN_BYTE_ARRAY:
-			return true
-		}
-	case RLE:
-		return t == format.Type_BOOLEAN
-	}
-	return false
+	return int(e) < len(encodingFormats) && column.EncodingValid(e.format(), t)
 }
 
 // MarshalText returns the encoding name as parquet.thrift spells it
@@ -355,6 +349,11 @@ type ColumnOptions struct {
 	// (DefaultBloomFilterFPP when zero).
 	BloomFilterNDV int64
 	BloomFilterFPP float64
+	// TotalOrder, On for a FLOAT, DOUBLE or FLOAT16 column, writes its
+	// column_orders entry as IEEE_754_TOTAL_ORDER and its statistics and
+	// column index bounds in that order (NaN counted and ordered, -0
+	// below +0); On for another column is an error.
+	TotalOrder Toggle
 }
 
 // WriteOptions configures a [Writer]. The zero value means: Snappy, dictionary
@@ -399,6 +398,10 @@ type WriteOptions struct {
 	SizeStatistics Toggle
 	// PageChecksums turns page CRCs on (default) or off.
 	PageChecksums Toggle
+	// TotalOrder On writes every FLOAT, DOUBLE and FLOAT16 column under
+	// IEEE_754_TOTAL_ORDER (see ColumnOptions.TotalOrder); the default is
+	// TYPE_ORDER, which every reader knows.
+	TotalOrder Toggle
 	// ArrowSchema turns the ARROW:schema footer entry on (default) or off.
 	ArrowSchema Toggle
 	// Int96Timestamps stores timestamps as INT96.
@@ -439,6 +442,7 @@ type columnConfig struct {
 	pageSize       int
 	maxRowsPerPage int
 	crc            bool
+	totalOrder     bool
 }
 
 // resolve computes the configuration of column c (path given) from o.
@@ -457,6 +461,7 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 		maxRowsPerPage: o.MaxRowsPerPage,
 		crc:            o.PageChecksums.or(true),
 	}
+	cfg.totalOrder = o.TotalOrder.or(false)
 	comp := o.Compression
 	for _, key := range []string{c.Path[0], c.DottedPath} {
 		co, ok := o.Columns[key]
@@ -474,11 +479,16 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 			cfg.encoding = co.Encoding
 		}
 		cfg.stats = co.Statistics.or(cfg.stats)
+		if co.TotalOrder == On && !isFloatColumn(c) {
+			return cfg, fmt.Errorf("column %s: TotalOrder on a column of %s, not FLOAT, DOUBLE or FLOAT16", c.DottedPath, c.Physical)
+		}
+		cfg.totalOrder = co.TotalOrder.or(cfg.totalOrder)
 		cfg.pageIndex = co.PageIndex.or(cfg.pageIndex)
 		if co.BloomFilterNDV > 0 {
 			cfg.bloomNDV, cfg.bloomFPP = co.BloomFilterNDV, co.BloomFilterFPP
 		}
 	}
+	cfg.totalOrder = cfg.totalOrder && isFloatColumn(c)
 	if int(comp) >= len(compressionCodecs) {
 		return cfg, fmt.Errorf("column %s: unknown compression %d", c.DottedPath, comp)
 	}
@@ -514,6 +524,31 @@ func (o *WriteOptions) resolve(c *metadata.Column) (columnConfig, error) {
 	return cfg, nil
 }
 
+// columnOptions returns the options of the column writer of column c.
+func (cfg *columnConfig) columnOptions(c *metadata.Column, mem memory.Allocator) column.WriterOptions {
+	o := column.WriterOptions{
+		Codec:              cfg.codec,
+		Level:              cfg.level,
+		Dictionary:         cfg.dictionary,
+		DictionaryPageSize: cfg.dictPageSize,
+		Encoding:           cfg.encoding.format(),
+		Statistics:         cfg.stats,
+		SizeStatistics:     cfg.sizeStats,
+		PageIndex:          cfg.pageIndex,
+		TruncateLength:     cfg.truncLen,
+		DataPageV2:         cfg.v2,
+		PageSize:           cfg.pageSize,
+		MaxRowsPerPage:     cfg.maxRowsPerPage,
+		CRC:                cfg.crc,
+		TotalOrder:         cfg.totalOrder,
+		Allocator:          mem,
+	}
+	if cfg.bloomNDV > 0 {
+		o.BloomFilterBytes = metadata.BloomFilterBytes(cfg.bloomNDV, cfg.bloomFPP, MaxBloomFilterBytes)
+	}
+	return o
+}
+
 // checkColumns reports options for columns the schema does not have.
 func (o *WriteOptions) checkColumns(s *metadata.Schema) error {
 	keys := make([]string, 0, len(o.Columns))
@@ -537,4 +572,17 @@ func (o *WriteOptions) checkColumns(s *metadata.Schema) error {
 		}
 	}
 	return nil
+}
+
+// isFloatColumn reports whether c holds FLOAT, DOUBLE or FLOAT16 values,
+// the columns IEEE_754_TOTAL_ORDER applies to.
+func isFloatColumn(c *metadata.Column) bool {
+	switch c.Physical {
+	case format.Type_FLOAT, format.Type_DOUBLE:
+		return true
+	case format.Type_FIXED_LEN_BYTE_ARRAY:
+		lt := c.Node.LogicalType()
+		return c.TypeLength == 2 && lt != nil && lt.FLOAT16 != nil
+	}
+	return false
 }

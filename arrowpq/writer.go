@@ -35,8 +35,12 @@ var errAborted = errors.New("writer was aborted")
 // [Writer.Close]. A Writer keeps the first error it meets and returns it
 // from every later call. It is not safe for concurrent use.
 type Writer struct {
-	out      *countWriter
-	schema   *arrow.Schema
+	out    *countWriter
+	schema *arrow.Schema
+	// plain is schema with list views as lists and run-end encoded types
+	// as their values (plainLayoutSchema), what the columns are written
+	// as; nil when schema has neither.
+	plain    *arrow.Schema
 	manifest *typemap.WriteManifest
 	opts     WriteOptions
 	cols     []*columnWriter
@@ -73,9 +77,15 @@ type countWriter struct {
 }
 
 func (c *countWriter) write(b []byte) error {
+	_, err := c.Write(b)
+	return err
+}
+
+// Write is io.Writer's, for the column writers.
+func (c *countWriter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(n)
-	return err
+	return n, err
 }
 
 // NewWriter returns a Writer of Parquet data with the given Arrow schema to
@@ -95,11 +105,17 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	if opts == nil {
 		opts = &WriteOptions{}
 	}
-	m, err := typemap.FromArrow(schema, typemap.WriteOptions{
+	plain, layouts := plainLayoutSchema(schema)
+	topts := typemap.WriteOptions{
 		IgnoreArrowSchema: !opts.ArrowSchema.or(true),
 		Int96Timestamps:   opts.Int96Timestamps,
 		RootName:          opts.RootName,
-	})
+	}
+	if layouts {
+		// ARROW:schema keeps the layouts, for readers to restore.
+		topts.ArrowSchema = schema
+	}
+	m, err := typemap.FromArrow(plain, topts)
 	if err != nil {
 		return nil, writeError(err)
 	}
@@ -109,6 +125,9 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 	wr := &Writer{out: &countWriter{w: bufio.NewWriterSize(w, 1<<20)}, schema: schema, manifest: m, opts: *opts, mem: opts.Allocator}
 	if wr.mem == nil {
 		wr.mem = memory.DefaultAllocator
+	}
+	if layouts {
+		wr.plain = plain
 	}
 	for i, col := range m.Schema.Columns {
 		cfg, err := opts.resolve(col)
@@ -251,6 +270,18 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 			return w.fail(e)
 		}
 	}
+	if w.plain != nil {
+		plain, err := w.plainColumns(cols)
+		if err != nil {
+			return w.fail(err)
+		}
+		defer func() {
+			for _, c := range plain {
+				c.Release()
+			}
+		}()
+		cols = plain
+	}
 	for i, cw := range w.cols {
 		if err := cw.bind(cols[w.top[i]]); err != nil {
 			return w.colFail(cw, err)
@@ -285,7 +316,7 @@ func (w *Writer) writeColumns(cols []arrow.Array, numRows int) error {
 		w.rgRows += int64(n)
 		var buffered int64
 		for _, cw := range w.cols {
-			buffered += cw.bufferedBytes()
+			buffered += cw.cw.BufferedBytes()
 		}
 		w.buffered = buffered
 		w.bytesPerRow = float64(buffered) / float64(w.rgRows)
@@ -328,33 +359,36 @@ func (w *Writer) flushRowGroup() error {
 	}
 	rg := &format.RowGroup{NumRows: w.rgRows, Ordinal: ptrTo(int16(len(w.rowGroups)))}
 	start := w.out.n
-	for _, cw := range w.cols {
-		cc, ci, oi, scratch, err := cw.finishChunk(w.out, w.scratch)
+	blooms := make([]*metadata.BloomFilter, len(w.cols))
+	for i, cw := range w.cols {
+		res, scratch, err := cw.cw.Finish(w.out, w.out.n, w.scratch)
 		w.scratch = scratch
 		if err != nil {
 			return w.colFail(cw, err)
 		}
+		cc := res.Chunk
 		if cc.MetaData.NumValues == 0 && w.rgRows > 0 {
 			return w.colFail(cw, fmt.Errorf("column chunk without values"))
 		}
 		rg.Columns = append(rg.Columns, cc)
 		rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
-		if ci != nil || oi != nil {
-			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: ci, oi: oi})
+		if res.ColumnIndex != nil || res.OffsetIndex != nil {
+			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: res.ColumnIndex, oi: res.OffsetIndex})
 		}
+		blooms[i] = res.Bloom
 	}
 	rg.FileOffset = ptrTo(start)
 	rg.TotalCompressedSize = ptrTo(w.out.n - start)
 	// Bloom filters follow the row group's column chunks.
-	for i, cw := range w.cols {
-		if cw.bloom == nil {
+	for i, bf := range blooms {
+		if bf == nil {
 			continue
 		}
 		off := w.out.n
-		b, err := cw.bloom.appendTo(w.scratch[:0])
+		b, err := bf.AppendTo(w.scratch[:0])
 		w.scratch = b
 		if err != nil {
-			return w.colFail(cw, err)
+			return w.colFail(w.cols[i], err)
 		}
 		if err := w.out.write(b); err != nil {
 			return w.fail(err)
@@ -382,7 +416,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	err := w.finish()
 	for _, cw := range w.cols {
-		cw.chunk.free(w.mem)
+		cw.cw.Free()
 	}
 	if w.file != nil {
 		if err != nil {
@@ -409,7 +443,7 @@ func (w *Writer) Abort() error {
 		w.err = newError("write", errAborted)
 	}
 	for _, cw := range w.cols {
-		cw.chunk.free(w.mem)
+		cw.cw.Free()
 	}
 	if w.file != nil {
 		if err := w.file.Abort(); err != nil {
@@ -463,8 +497,12 @@ func (w *Writer) finish() error {
 	if md.RowGroups == nil {
 		md.RowGroups = []*format.RowGroup{}
 	}
-	for range w.cols {
-		md.ColumnOrders = append(md.ColumnOrders, &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}})
+	for _, cw := range w.cols {
+		order := &format.ColumnOrder{TYPE_ORDER: &format.TypeDefinedOrder{}}
+		if cw.cfg.totalOrder {
+			order = metadata.TotalOrderColumnOrder()
+		}
+		md.ColumnOrders = append(md.ColumnOrders, order)
 	}
 	keys := make([]string, 0, len(w.opts.KeyValueMetadata))
 	for k := range w.opts.KeyValueMetadata {
@@ -504,6 +542,8 @@ func WriteTable(w io.Writer, tbl arrow.Table, opts *WriteOptions) error {
 	}
 	return pw.Close()
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 func arrowTableReader(tbl arrow.Table) *array.TableReader {
 	return array.NewTableReader(tbl, -1)

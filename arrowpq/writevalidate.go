@@ -199,6 +199,29 @@ func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
 		if size > 0 && children[0].Len()/size < end {
 			return invalid(path, "child of %d values for %d lists of %d at offset %d", children[0].Len(), n, size, off)
 		}
+	case *arrow.ListViewType, *arrow.LargeListViewType:
+		if err := needChildren(1); err != nil {
+			return err
+		}
+		elem := t.(arrow.ListLikeType).ElemField()
+		if err := validateData(children[0], elem.Type, childPath(path, elem.Name)); err != nil {
+			return err
+		}
+		return checkListViews(buf(1), buf(2), dt.ID() == arrow.LARGE_LIST_VIEW, off, n, children[0].Len(), isValid, path)
+	case *arrow.RunEndEncodedType:
+		if err := needChildren(2); err != nil {
+			return err
+		}
+		if nulls != 0 {
+			return invalid(path, "a run-end encoded array with %d nulls of its own", nulls)
+		}
+		if err := validateData(children[0], t.RunEnds(), childPath(path, "run_ends")); err != nil {
+			return err
+		}
+		if err := validateData(children[1], t.Encoded(), childPath(path, "values")); err != nil {
+			return err
+		}
+		return checkRunEnds(children[0], children[1].Len(), end, childPath(path, "run_ends"))
 	case *arrow.StructType:
 		if err := needChildren(t.NumFields()); err != nil {
 			return err
@@ -213,6 +236,79 @@ func validateData(d arrow.ArrayData, want arrow.DataType, path string) error {
 		}
 	default:
 		return &arrayError{path: path, msg: fmt.Sprintf("arrays of type %v cannot be written", dt), cause: metadata.ErrUnsupported}
+	}
+	return nil
+}
+
+// checkListViews checks the offsets and sizes of n list views at off (int32,
+// or int64 when large): present, and every valid view's offset and size
+// non-negative and within the child's limit values.
+func checkListViews(offs, sizes []byte, large bool, off, n, limit int, isValid func(int) bool, path string) error {
+	if n == 0 {
+		return nil
+	}
+	w := 4
+	if large {
+		w = 8
+	}
+	if len(offs)/w < off+n || len(sizes)/w < off+n {
+		return invalid(path, "offsets of %d bytes and sizes of %d bytes for %d list views at offset %d", len(offs), len(sizes), n, off)
+	}
+	at := func(b []byte, i int) int64 {
+		if large {
+			return int64(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+		return int64(int32(binary.LittleEndian.Uint32(b[4*i:])))
+	}
+	for i := off; i < off+n; i++ {
+		if !isValid(i) {
+			continue
+		}
+		o, sz := at(offs, i), at(sizes, i)
+		if o < 0 || sz < 0 || o > int64(limit) || sz > int64(limit)-o {
+			return invalid(path, "list view %d at offset %d of size %d, the child has %d values", i-off, o, sz, limit)
+		}
+	}
+	return nil
+}
+
+// checkRunEnds checks the run ends of a run-end encoded array whose
+// logical slots end at end: no nulls, strictly increasing from above zero,
+// the last at or beyond end, one value for each run up to the one holding
+// the last slot.
+func checkRunEnds(d arrow.ArrayData, numValues, end int, path string) error {
+	if d.NullN() != 0 {
+		return invalid(path, "%d null run ends", d.NullN())
+	}
+	runs := array.MakeFromData(d)
+	defer runs.Release()
+	at := func(i int) int64 {
+		switch r := runs.(type) {
+		case *array.Int16:
+			return int64(r.Value(i))
+		case *array.Int32:
+			return int64(r.Value(i))
+		case *array.Int64:
+			return r.Value(i)
+		}
+		return -1
+	}
+	prev := int64(0)
+	for i := 0; i < runs.Len(); i++ {
+		e := at(i)
+		if e <= prev {
+			return invalid(path, "run end %d after %d", e, prev)
+		}
+		prev = e
+		if e >= int64(end) {
+			if i >= numValues {
+				return invalid(path, "run %d of %d values", i, numValues)
+			}
+			return nil
+		}
+	}
+	if end > 0 {
+		return invalid(path, "runs end at %d, the array at %d", prev, end)
 	}
 	return nil
 }

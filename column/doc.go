@@ -1,4 +1,4 @@
-// Package column reads the column chunks of a Parquet file: one leaf column
+// Package column reads and writes the column chunks of a Parquet file: one leaf column
 // of one row group, as the levels and physical values its pages hold. It is
 // the Parquet column layer between the page codecs (package pagecodec), the
 // level codecs (package levels), the footer (package metadata) and the Arrow
@@ -54,6 +54,40 @@
 // the row group and column path. Errors from page iteration are sticky
 // until the next Reset. io.EOF reports the clean end of a chunk.
 //
+// # Writing
+//
+// A [Writer] turns the physical values and levels of one leaf column into
+// the pages of its column chunks. The caller (arrowpq's Writer, which owns
+// the Arrow side: conversions, shredding, row groups, the file) hands it
+// pieces of whole records: the definition and repetition levels of the
+// piece ([Writer.WriteLevels]) and its non-null values in their physical
+// form ([Writer.Write] with a [Batch]). The Writer owns everything Parquet
+// does with them:
+//
+//   - page cutting: the caller asks [Writer.PageFull] after each piece and
+//     calls [Writer.FlushPage]; every page starts at a record;
+//   - the encoding: the dictionary while it fits and pays (RLE_DICTIONARY
+//     indices, the dictionary page first in the chunk), then the fallback
+//     encoding of [WriterOptions.Encoding] for the rest of the chunk; each
+//     non-dictionary encoding is one arm (a valueEncoder, writeencoders.go),
+//     chosen once per column from (encoding, physical type);
+//   - statistics per page and chunk under the column order rules of
+//     parquet.thrift (writestats.go), size statistics (unencoded
+//     BYTE_ARRAY bytes, level histograms), the page index (column index and
+//     offset index), the bloom filter ([metadata.BloomFilter]) and the page
+//     CRCs (pagecodec.PageWriter);
+//   - the chunk: [Writer.Finish] writes the dictionary page and the data
+//     pages and returns the ColumnMetaData, the page index and the bloom
+//     filter in a [ChunkResult]; [Writer.Reset] starts the next chunk.
+//
+// A Batch is a view: the Writer reads it during the call and keeps
+// nothing. The compressed pages of the chunk being written are buffered in
+// memory from [WriterOptions.Allocator] until Finish: one column chunk per
+// Writer, which bounds the memory to a row group.
+//
+// Every page goes through appendDataPage or appendDictPage: the place where
+// a per-chunk encryptor (issue 19) would seal page headers and bodies.
+//
 // # What it does not do
 //
 //   - No Arrow, no I/O: the caller reads the chunk's bytes and builds
@@ -64,7 +98,6 @@
 //   - Encrypted chunks: [ReaderOptions.Decryptor] is the seam package
 //     encryption will fill; it is not wired into page iteration yet, and a
 //     Reader given one fails each chunk with ErrUnsupported.
-//   - The writer side of the layer lives in this package's write*.go files.
 //
 // A Reader is not safe for concurrent use; different Readers are
 // independent.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -132,6 +133,7 @@ type valueDecoder struct {
 	dlba    pagecodec.DeltaLengthByteArrayDecoder
 	dba     pagecodec.DeltaByteArrayDecoder
 	bss     pagecodec.ByteStreamSplitDecoder
+	alp     pagecodec.ALPDecoder
 
 	indices []int32
 	dict    *dictionary
@@ -257,8 +259,48 @@ func (v *valueDecoder) reset(r *Reader, p *pagecodec.Page) error {
 			return fmt.Errorf("BYTE_STREAM_SPLIT values of type %v: %w", v.physical, errUnsupported)
 		}
 		return v.bss.Reset(src, w)
+	case format.Encoding_ALP:
+		if v.physical != format.Type_FLOAT && v.physical != format.Type_DOUBLE {
+			return fmt.Errorf("ALP values of type %v: %w", v.physical, errUnsupported)
+		}
+		if err := v.alp.Reset(src, v.physical); err != nil {
+			return err
+		}
+		return r.checkALPCount(p, v.alp.Len())
 	default:
 		return fmt.Errorf("value encoding %v: %w", v.enc, errUnsupported)
+	}
+	return nil
+}
+
+// checkALPCount checks an ALP page's num_elements (n) against the non-null
+// values its levels carry: ALP states the count twice, and a page whose two
+// counts differ is corrupt rather than short. The count is known from a
+// DATA_PAGE_V2 header, from the page's level count when the column is
+// required, and from the definition levels when they are decoded whole;
+// a flat optional v1 page decodes its levels lazily, so there n can only be
+// bounded by the level count here, and a page with too few values fails
+// when they are decoded.
+func (r *Reader) checkALPCount(p *pagecodec.Page, n int) error {
+	want := -1
+	switch {
+	case p.NumValues >= 0:
+		want = p.NumValues
+	case r.col.MaxDef == 0:
+		want = p.NumLevels
+	case !r.flat:
+		want = 0
+		for _, d := range r.pageDef[:p.NumLevels] {
+			if d == r.col.MaxDef {
+				want++
+			}
+		}
+	}
+	if want >= 0 && n != want {
+		return fmt.Errorf("ALP page of %d values where the levels carry %d: %w", n, want, errCorrupt)
+	}
+	if n > p.NumLevels {
+		return fmt.Errorf("ALP page of %d values in %d levels: %w", n, p.NumLevels, errCorrupt)
 	}
 	return nil
 }
@@ -325,7 +367,7 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 // decodeBoolean appends the next n BOOLEAN values of the page to d.
 func (v *valueDecoder) decodeBoolean(d *Values, n int) (got int, err error) {
 	start := d.N
-	d.Bits = growBits(d.Bits, start+n)
+	d.Bits = levels.GrowBitmap(d.Bits, start+n)
 	switch v.enc {
 	case format.Encoding_PLAIN:
 		got, err = v.plain.DecodeBoolean(d.Bits, start, n)
@@ -374,6 +416,8 @@ func (v *valueDecoder) decodeFloat(d *Values, n int) (got int, err error) {
 		got, err = v.plain.DecodeFloat(tail)
 	case format.Encoding_BYTE_STREAM_SPLIT:
 		got, err = v.bss.DecodeFloat(tail)
+	case format.Encoding_ALP:
+		got, err = v.alp.DecodeFloat(tail)
 	}
 	return got, err
 }
@@ -387,6 +431,8 @@ func (v *valueDecoder) decodeDouble(d *Values, n int) (got int, err error) {
 		got, err = v.plain.DecodeDouble(tail)
 	case format.Encoding_BYTE_STREAM_SPLIT:
 		got, err = v.bss.DecodeDouble(tail)
+	case format.Encoding_ALP:
+		got, err = v.alp.DecodeDouble(tail)
 	}
 	return got, err
 }
@@ -463,6 +509,8 @@ func (v *valueDecoder) encodingFits() bool {
 		return v.physical == format.Type_BYTE_ARRAY || v.physical == format.Type_FIXED_LEN_BYTE_ARRAY
 	case format.Encoding_BYTE_STREAM_SPLIT:
 		return v.physical != format.Type_BOOLEAN && v.physical != format.Type_BYTE_ARRAY && v.physical != format.Type_INT96
+	case format.Encoding_ALP:
+		return v.physical == format.Type_FLOAT || v.physical == format.Type_DOUBLE
 	}
 	return false
 }
@@ -516,7 +564,7 @@ func (v *valueDecoder) gather(d *Values, idx []int32) error {
 	switch v.physical {
 	case format.Type_BOOLEAN:
 		start := d.N
-		d.Bits = growBits(d.Bits, start+n)
+		d.Bits = levels.GrowBitmap(d.Bits, start+n)
 		nd := dict.N
 		for i, x := range idx {
 			if uint(x) >= uint(nd) {
@@ -586,23 +634,6 @@ func growInt32(s []int32, n int) []int32 {
 		return make([]int32, n, n+n/4)
 	}
 	return s[:n]
-}
-
-// growBits makes b hold at least nbits bits, keeping its content.
-func growBits(b []byte, nbits int) []byte {
-	need := (nbits + 7) / 8
-	if len(b) >= need {
-		return b
-	}
-	if cap(b) >= need {
-		old := len(b)
-		b = b[:need]
-		clear(b[old:])
-		return b
-	}
-	nb := make([]byte, need, 2*need)
-	copy(nb, b)
-	return nb
 }
 
 func setBit(b []byte, i int, v bool) {

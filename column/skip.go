@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -255,7 +256,7 @@ func (r *Reader) dropLevels(k int) error {
 	nv := k
 	switch {
 	case r.flat:
-		r.dropBits = growBits(r.dropBits[:0], k)
+		r.dropBits = levels.GrowBitmap(r.dropBits[:0], k)
 		nulls, err := r.defDec.DecodeValidity(r.dropBits, 0, k)
 		if err != nil {
 			return r.fail(err)

@@ -261,3 +261,23 @@ func Spread[T any](dst, dense []T, valid []byte, offset int) int {
 	}
 	return k
 }
+
+// GrowBitmap makes the bitmap b hold at least nbits bits, keeping its
+// content; bits it adds are clear. It reallocates with room to spare, so
+// that a bitmap grown page after page is copied a logarithmic number of
+// times.
+func GrowBitmap(b []byte, nbits int) []byte {
+	need := (nbits + 7) / 8
+	if len(b) >= need {
+		return b
+	}
+	if cap(b) >= need {
+		old := len(b)
+		b = b[:need]
+		clear(b[old:])
+		return b
+	}
+	nb := make([]byte, need, 2*need)
+	copy(nb, b)
+	return nb
+}

@@ -109,3 +109,93 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// TestBloomFilterFPP inserts 10,000 values into a filter sized for them at
+// 1% and checks that every one is found and at least 99% of 10,000 others
+// are not.
+func TestBloomFilterFPP(t *testing.T) {
+	f := metadata.NewBloomFilter(metadata.BloomFilterBytes(10_000, 0.01, 128<<20))
+	vals := make([]int64, 10_000)
+	for i := range vals {
+		vals[i] = int64(i) * 7919
+	}
+	for _, v := range vals {
+		f.Insert(metadata.XXHash64Uint64(uint64(v)))
+	}
+	// Through the serialized form, as a reader sees it.
+	b, err := f.AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, n, err := metadata.ParseBloomFilter(b)
+	if err != nil || n != len(b) {
+		t.Fatalf("ParseBloomFilter: %d of %d bytes, %v", n, len(b), err)
+	}
+	bitset := g.Bitset
+	for _, v := range vals {
+		if !(&metadata.BloomFilter{Bitset: bitset}).MayContain(metadata.XXHash64Uint64(uint64(v))) {
+			t.Fatalf("value %d not found", v)
+		}
+	}
+	fp := 0
+	for i := range 10_000 {
+		if (&metadata.BloomFilter{Bitset: bitset}).MayContain(metadata.XXHash64Uint64(uint64(int64(i)*7919 + 1))) {
+			fp++
+		}
+	}
+	if fp > 100 {
+		t.Errorf("%d false positives of 10000", fp)
+	}
+	t.Logf("%d false positives of 10000", fp)
+}
+
+// TestBloomFilterBytesSizing checks the sizing formula of BloomFilter.md
+// against hand-computed values: m = -8·ndv/ln(1-fpp^(1/8)) bits.
+func TestBloomFilterBytesSizing(t *testing.T) {
+	for _, tc := range []struct {
+		ndv  int64
+		fpp  float64
+		want int
+	}{
+		// 1e6 values at 1%: m = 9.59e6 bits = 1.2e6 bytes -> 2 MiB.
+		{1_000_000, 0.01, 2 << 20},
+		// 1000 values at 1%: 1199 bytes -> 2048.
+		{1000, 0.01, 2048},
+		{1, 0.5, 32},
+		{1 << 40, 0.001, 128 << 20},
+		{1_000_000, 0.01, 1 << 20}, // capped by maxBytes below
+	} {
+		maxBytes := 128 << 20
+		if tc.want == 1<<20 {
+			maxBytes = 1 << 20
+		}
+		if got := metadata.BloomFilterBytes(tc.ndv, tc.fpp, maxBytes); got != tc.want {
+			t.Errorf("BloomFilterBytes(%d, %v, %d) = %d, want %d", tc.ndv, tc.fpp, maxBytes, got, tc.want)
+		}
+	}
+}
+
+// TestBloomFilterInsertBits: inserting one hash sets exactly the eight bits
+// BloomFilter.md computes by hand, one per word of the chosen block.
+func TestBloomFilterInsertBits(t *testing.T) {
+	f := metadata.NewBloomFilter(64) // two blocks
+	h := uint64(0x9000_0000_1234_5678)
+	f.Insert(h)
+	// Block: (0x90000000 * 2) >> 32 = 1.
+	salts := [8]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}
+	want := make([]byte, 64)
+	for i, s := range salts {
+		bit := (uint32(0x12345678) * s) >> 27
+		w := uint32(1) << bit
+		want[32+4*i] = byte(w)
+		want[32+4*i+1] = byte(w >> 8)
+		want[32+4*i+2] = byte(w >> 16)
+		want[32+4*i+3] = byte(w >> 24)
+	}
+	if string(f.Bitset) != string(want) {
+		t.Fatalf("bitset %x, want %x", f.Bitset, want)
+	}
+	if !f.MayContain(h) {
+		t.Fatal("inserted hash not found")
+	}
+}

@@ -581,3 +581,149 @@ func Float16ToFloat32(h uint16) float32 {
 	}
 	return f
 }
+
+// Ordering and truncation of statistics values, one set of rules for the
+// column writer (which accumulates min and max and builds column indexes)
+// and for readers (which compare bounds).
+
+// CompareValues orders two values of the same Kind by the order their type
+// defines (the ColumnOrder section of parquet.thrift): numbers by value,
+// decimals by their unscaled value, byte arrays as unsigned bytes. NaN is
+// not ordered: callers leave it out (statistics never hold one).
+func CompareValues(a, b Value) int {
+	switch a.Kind {
+	case KindBoolean:
+		switch {
+		case a.Bool == b.Bool:
+			return 0
+		case !a.Bool:
+			return -1
+		}
+		return 1
+	case KindInt, KindDate, KindTime, KindTimestamp:
+		return cmpOrdered(a.Int, b.Int)
+	case KindUint:
+		return cmpOrdered(a.Uint, b.Uint)
+	case KindFloat:
+		return cmpOrdered(a.Float, b.Float)
+	case KindDecimal:
+		if a.Unscaled != nil && b.Unscaled != nil {
+			return a.Unscaled.Cmp(b.Unscaled)
+		}
+	}
+	return bytesCompare(a.Bytes, b.Bytes)
+}
+
+func cmpOrdered[T int64 | uint64 | float64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func bytesCompare(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return cmpOrdered(int64(len(a)), int64(len(b)))
+}
+
+// ComparePlain orders two PLAIN-encoded statistics values of column c (as
+// [DecodeValue] takes them) by the rule of [CompareValues], without
+// allocating: the column writer compares page bounds with it.
+func ComparePlain(c *Column, a, b []byte) (int, error) {
+	t := resolveType(c)
+	if t.kind == KindNone {
+		t.fromPhysical()
+	}
+	if t.kind == KindDecimal {
+		if t.isBinary() {
+			if len(a) == 0 || len(b) == 0 {
+				return 0, fmt.Errorf("metadata: column %s: decimal of 0 bytes: %w", c.DottedPath, ErrCorrupt)
+			}
+			return CompareSignedBigEndian(a, b), nil
+		}
+		t.kind = KindInt // INT32 and INT64 decimals: the unscaled integers
+	}
+	va, err := t.decode(a)
+	if err != nil {
+		return 0, fmt.Errorf("metadata: column %s: %v: %w", c.DottedPath, err, ErrCorrupt)
+	}
+	vb, err := t.decode(b)
+	if err != nil {
+		return 0, fmt.Errorf("metadata: column %s: %v: %w", c.DottedPath, err, ErrCorrupt)
+	}
+	return CompareValues(va, vb), nil
+}
+
+// CompareSignedBigEndian orders two big-endian two's complement integers
+// (decimals stored as BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY) by value; they
+// may differ in length. An empty slice is less than any other.
+func CompareSignedBigEndian(a, b []byte) int {
+	if len(a) == 0 || len(b) == 0 {
+		return cmpOrdered(int64(len(a)), int64(len(b)))
+	}
+	if len(a) == len(b) {
+		// Same length: the sign byte decides, then unsigned bytes.
+		if a[0] != b[0] {
+			return cmpOrdered(int64(int8(a[0])), int64(int8(b[0])))
+		}
+		return bytesCompare(a[1:], b[1:])
+	}
+	return bigFromTwosComplement(a).Cmp(bigFromTwosComplement(b))
+}
+
+// TruncateMin returns b cut to at most n bytes (n > 0): a lower bound of
+// b in unsigned byte order, and whether it is b itself. It aliases b.
+func TruncateMin(b []byte, n int) (lo []byte, exact bool) {
+	if len(b) <= n {
+		return b, true
+	}
+	return b[:n], false
+}
+
+// TruncateMax returns an upper bound of b in unsigned byte order of at
+// most n bytes (n > 0), and whether it is b itself: b when it is short
+// enough, else its first n bytes with the last byte that is not 0xff
+// incremented and the bytes after it dropped (a new slice). It returns
+// nil and false when the first n bytes are all 0xff: no such bound exists.
+func TruncateMax(b []byte, n int) (hi []byte, exact bool) {
+	if len(b) <= n {
+		return b, true
+	}
+	for i := n - 1; i >= 0; i-- {
+		if b[i] != 0xff {
+			hi = append([]byte(nil), b[:i+1]...)
+			hi[i]++
+			return hi, false
+		}
+	}
+	return nil, false
+}
+
+// Float32ToFloat16 converts a float32 that is exactly a binary16 value
+// (one read from FLOAT16 data: see [Float16ToFloat32]) back to its bits.
+// NaN is not handled (statistics never hold one).
+func Float32ToFloat16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23&0xff) - 127
+	mant := b & 0x7fffff
+	switch {
+	case exp == 128: // Inf
+		return sign | 0x7c00
+	case exp >= -14:
+		return sign | uint16(exp+15)<<10 | uint16(mant>>13)
+	case exp >= -24:
+		return sign | uint16((mant|0x800000)>>uint(-exp-1))
+	}
+	return sign
+}

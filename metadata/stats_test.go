@@ -696,3 +696,120 @@ func TestDecodeStatsAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncateBounds: truncated statistics bounds, hand-computed.
+func TestTruncateBounds(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		n       int
+		lo, hi  string
+		hiNil   bool
+		exactLo bool
+		exactHi bool
+	}{
+		{in: "abc", n: 5, lo: "abc", hi: "abc", exactLo: true, exactHi: true},
+		{in: "abcdef", n: 3, lo: "abc", hi: "abd"},
+		{in: "ab\xff\xffz", n: 4, lo: "ab\xff\xff", hi: "ac"},
+		{in: "\xff\xff\xff", n: 2, lo: "\xff\xff", hiNil: true},
+	} {
+		lo, exLo := TruncateMin([]byte(c.in), c.n)
+		hi, exHi := TruncateMax([]byte(c.in), c.n)
+		if string(lo) != c.lo || exLo != c.exactLo || exHi != c.exactHi || (hi == nil) != c.hiNil || (!c.hiNil && string(hi) != c.hi) {
+			t.Errorf("%q cut to %d: min %q (%v) max %q (%v), want %q (%v) %q (%v, nil %v)", c.in, c.n, lo, exLo, hi, exHi, c.lo, c.exactLo, c.hi, c.exactHi, c.hiNil)
+		}
+	}
+	// TruncateMax does not modify its input.
+	in := []byte("abcdef")
+	TruncateMax(in, 3)
+	if string(in) != "abcdef" {
+		t.Errorf("input changed to %q", in)
+	}
+}
+
+// TestCompareSignedBigEndian: two's complement integers of equal and of
+// different lengths.
+func TestCompareSignedBigEndian(t *testing.T) {
+	for _, c := range []struct {
+		a, b []byte
+		want int
+	}{
+		{[]byte{0x00, 0x01}, []byte{0x00, 0x02}, -1},
+		{[]byte{0xff, 0xff}, []byte{0x00, 0x00}, -1}, // -1 < 0
+		{[]byte{0x80, 0x00}, []byte{0x7f, 0xff}, -1}, // -32768 < 32767
+		{[]byte{0x01, 0x00}, []byte{0x00, 0xff}, 1},  // 256 > 255
+		{[]byte{0xff}, []byte{0xff, 0xff}, 0},        // -1 = -1
+		{[]byte{0x00, 0x80}, []byte{0x80}, 1},        // 128 > -128
+		{[]byte{}, []byte{0x00}, -1},
+	} {
+		if got := CompareSignedBigEndian(c.a, c.b); got != c.want {
+			t.Errorf("CompareSignedBigEndian(%x, %x) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := CompareSignedBigEndian(c.b, c.a); got != -c.want {
+			t.Errorf("CompareSignedBigEndian(%x, %x) = %d, want %d", c.b, c.a, got, -c.want)
+		}
+	}
+}
+
+// TestFloat32ToFloat16: binary16 bits of hand-picked values, and back.
+func TestFloat32ToFloat16(t *testing.T) {
+	for _, c := range []struct {
+		f    float32
+		bits uint16
+	}{
+		{1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {float32(math.Inf(1)), 0x7c00},
+		{0.000060975552, 0x03ff}, // largest subnormal
+		{5.9604645e-08, 0x0001},  // smallest subnormal
+		{float32(math.Copysign(0, -1)), 0x8000},
+	} {
+		if got := Float32ToFloat16(c.f); got != c.bits {
+			t.Errorf("Float32ToFloat16(%v) = %#04x, want %#04x", c.f, got, c.bits)
+		}
+		if back := Float16ToFloat32(c.bits); back != c.f {
+			t.Errorf("Float16ToFloat32(%#04x) = %v, want %v", c.bits, back, c.f)
+		}
+	}
+}
+
+// TestComparePlain: ComparePlain agrees with CompareValues over decoded
+// values (and, for decimals, with big.Int order), and allocates nothing.
+func TestComparePlain(t *testing.T) {
+	i32, i64, flba, ba := format.Type_INT32, format.Type_INT64, format.Type_FIXED_LEN_BYTE_ARRAY, format.Type_BYTE_ARRAY
+	for _, tc := range []struct {
+		name string
+		el   *format.SchemaElement
+		vals [][]byte
+	}{
+		{"int32", &format.SchemaElement{Name: "c", Type: &i32}, [][]byte{{1, 0, 0, 0}, {0xff, 0xff, 0xff, 0xff}, {0, 0, 0, 0x80}, {0xff, 0xff, 0xff, 0x7f}}},
+		{"uint32", &format.SchemaElement{Name: "c", Type: &i32, LogicalType: &format.LogicalType{INTEGER: &format.IntType{BitWidth: 32, IsSigned: false}}},
+			[][]byte{{1, 0, 0, 0}, {0xff, 0xff, 0xff, 0xff}, {0, 0, 0, 0x80}}},
+		{"decimal64", &format.SchemaElement{Name: "c", Type: &i64, LogicalType: &format.LogicalType{DECIMAL: &format.DecimalType{Precision: 18, Scale: 2}}},
+			[][]byte{{1, 0, 0, 0, 0, 0, 0, 0}, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0, 0, 0, 0, 0, 0, 0, 0x80}}},
+		{"decimalFLBA", &format.SchemaElement{Name: "c", Type: &flba, TypeLength: ptr(int32(3)), LogicalType: &format.LogicalType{DECIMAL: &format.DecimalType{Precision: 6, Scale: 1}}},
+			[][]byte{{0, 0, 1}, {0xff, 0xff, 0xfe}, {0x80, 0, 0}, {0x7f, 0xff, 0xff}, {0, 1, 0}}},
+		{"string", &format.SchemaElement{Name: "c", Type: &ba, LogicalType: &format.LogicalType{STRING: &format.StringType{}}},
+			[][]byte{{}, []byte("a"), []byte("ab"), []byte("\xff"), []byte("b")}},
+		{"float16", &format.SchemaElement{Name: "c", Type: &flba, TypeLength: ptr(int32(2)), LogicalType: &format.LogicalType{FLOAT16: &format.Float16Type{}}},
+			[][]byte{{0x00, 0x3c}, {0x00, 0xc0}, {0xff, 0x7b}, {0x00, 0x80}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := leaf(t, tc.el)
+			for _, a := range tc.vals {
+				for _, b := range tc.vals {
+					got, err := ComparePlain(c, a, b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					va, _ := DecodeValue(c, a)
+					vb, _ := DecodeValue(c, b)
+					if want := CompareValues(va, vb); got != want {
+						t.Errorf("ComparePlain(%x, %x) = %d, CompareValues says %d", a, b, got, want)
+					}
+				}
+			}
+			a, b := tc.vals[0], tc.vals[1]
+			if n := testing.AllocsPerRun(100, func() { ComparePlain(c, a, b) }); n != 0 {
+				t.Errorf("%v allocations per call", n)
+			}
+		})
+	}
+}

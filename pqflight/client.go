@@ -381,21 +381,7 @@ func Download(ctx context.Context, c flight.Client, path string, opts *ClientOpt
 		return nil, err
 	}
 	defer r.Close()
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, rec := range recs {
-			rec.Release()
-		}
-	}()
-	for r.Next() {
-		rec := r.RecordBatch()
-		rec.Retain()
-		recs = append(recs, rec)
-	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return array.NewTableFromRecords(r.Schema(), recs), nil
+	return arrowpq.ReadAll(r)
 }
 
 // Upload sends the batches of r to the server, which writes them to a new

@@ -34,7 +34,11 @@
 //     its ConvertedType; LogicalType wins when both are present.
 //   - origin: the Arrow schema decoded from ARROW:schema, used to restore
 //     types Parquet cannot express (LargeString, Dictionary, Duration,
-//     time zones, ...) when the stored values can produce them.
+//     time zones, ListView, RunEndEncoded, ...) when the stored values can
+//     produce them.
+//   - requested layout: a read option that changes how values are laid
+//     out, never the values (Views, SmallDecimals, ListViews,
+//     RunEndEncoded, Dictionary); applied after the origin, it wins.
 //   - repeated node: the node whose occurrences are the entries of a list or
 //     map; its repetition level marks where a new list starts.
 //

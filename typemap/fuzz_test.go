@@ -212,7 +212,7 @@ func FuzzToArrow(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, opts := range []ReadOptions{{}, {SmallDecimals: true, Int96Unit: Int96Millis, Dictionary: []string{"a", "a.list.element"}}} {
+		for _, opts := range []ReadOptions{{}, {SmallDecimals: true, Views: true, Int96Unit: Int96Millis, Dictionary: []string{"a", "a.list.element"}}} {
 			m, err := ToArrow(s, nil, opts)
 			if err != nil {
 				continue

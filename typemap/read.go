@@ -45,16 +45,31 @@ type ReadOptions struct {
 	// than nanoseconds set here wins over ARROW:schema.
 	Int96Unit Int96Unit
 	// SmallDecimals reads DECIMAL of precision ≤ 9 as Decimal32 and ≤ 18 as
-	// Decimal64 instead of Decimal128.
+	// Decimal64 instead of Decimal128, also where ARROW:schema names
+	// Decimal128 or Decimal256 (the request wins: the values are the same).
 	SmallDecimals bool
+	// Views reads every String and Binary leaf (LargeString and
+	// LargeBinary too) as StringView / BinaryView: the request wins over
+	// the string type ARROW:schema names, since both are the same values
+	// in another layout.
+	Views bool
 	// IgnoreArrowSchema disregards the ARROW:schema footer entry: the Arrow
 	// schema is what the Parquet schema alone says.
 	IgnoreArrowSchema bool
 	// Dictionary lists the dotted paths (metadata.Column.DottedPath) of the
-	// leaf columns to read as Dictionary<int32, T>. Only binary-like T
-	// (Binary, String, their Large and View forms, FixedSizeBinary) can be
-	// dictionary-encoded; other columns in the list read as usual.
+	// leaf columns to read as Dictionary<int32, T>: binary-like T (Binary,
+	// String, their Large and View forms, FixedSizeBinary), integers,
+	// floating point, decimals, dates, times, timestamps and durations
+	// (every physical type but BOOLEAN: arrow-go has no dictionary of
+	// bool); other columns in the list read as usual.
 	Dictionary []string
+	// RunEndEncoded lists the dotted paths of leaf columns to read as
+	// RunEndEncoded<int32, T> (T the leaf's type; a dictionary request
+	// wins). ARROW:schema restores run-end encoded types without it.
+	RunEndEncoded []string
+	// ListViews reads LIST columns as ListView, also where ARROW:schema
+	// names List (LargeList as LargeListView; a FixedSizeList stays).
+	ListViews bool
 }
 
 // Kind is the shape of a [Field].
@@ -158,6 +173,12 @@ func ToArrow(s *metadata.Schema, kv []*format.KeyValue, opts ReadOptions) (*Mani
 			b.dict[p] = true
 		}
 	}
+	if len(opts.RunEndEncoded) > 0 {
+		b.ree = make(map[string]bool, len(opts.RunEndEncoded))
+		for _, p := range opts.RunEndEncoded {
+			b.ree[p] = true
+		}
+	}
 	m := &Manifest{Leaves: b.leaves}
 	if !opts.IgnoreArrowSchema {
 		if v, ok := b.keyValue(ArrowSchemaKey); ok {
@@ -201,6 +222,7 @@ type reader struct {
 	opts   ReadOptions
 	kv     []*format.KeyValue
 	dict   map[string]bool
+	ree    map[string]bool
 	leaves []*Field
 }
 
@@ -350,6 +372,9 @@ func (b *reader) finishList(list *Field, name string, n *metadata.Node, elem *Fi
 	switch o := storageOf(origin).(type) {
 	case *arrow.LargeListType:
 		dt = arrow.LargeListOfField(elem.Arrow)
+		if b.opts.ListViews {
+			dt = arrow.LargeListViewOfField(elem.Arrow)
+		}
 	case *arrow.FixedSizeListType:
 		if o.Len() > 0 {
 			dt = arrow.FixedSizeListOfField(o.Len(), elem.Arrow)
@@ -362,6 +387,9 @@ func (b *reader) finishList(list *Field, name string, n *metadata.Node, elem *Fi
 		dt = arrow.LargeListViewOfField(elem.Arrow)
 	default:
 		dt = arrow.ListOfField(elem.Arrow)
+		if b.opts.ListViews {
+			dt = arrow.ListViewOfField(elem.Arrow)
+		}
 	}
 	list.Arrow = b.arrowField(n, dt, origin)
 }
@@ -427,12 +455,28 @@ func (b *reader) mapGroup(g *metadata.Node, origin *arrow.Field) (*Field, error)
 
 func (b *reader) leaf(n *metadata.Node, origin *arrow.Field) *Field {
 	lm := b.mapLeaf(n)
-	if so := storageOf(origin); so != nil {
+	so := storageOf(origin)
+	ree, _ := so.(*arrow.RunEndEncodedType)
+	if ree != nil {
+		// Written as the logical values: adopt the value type.
+		so = ree.Encoded()
+	}
+	if so != nil {
 		lm = b.adoptLeaf(n, lm, so)
 	}
+	lm = b.requested(lm)
 	col := b.schema.Columns[n.Column]
 	if b.dict[col.DottedPath] && dictionaryValueOK(lm.typ) {
 		lm.typ = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: lm.typ}
+	} else if runEndValueOK(lm.typ) {
+		// Run-end encoding is a layout over the leaf's values, which the
+		// reader builds after decoding them: the conversion stays the
+		// value type's.
+		if ree != nil && arrow.TypeEqual(ree.Encoded(), lm.typ) {
+			lm.typ = arrow.RunEndEncodedOf(ree.RunEnds(), lm.typ)
+		} else if b.ree[col.DottedPath] {
+			lm.typ = arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int32, lm.typ)
+		}
 	}
 	f := &Field{Kind: Leaf, Column: n.Column, Conv: lm.conv}
 	f.Arrow = b.arrowField(n, lm.typ, origin)
@@ -505,10 +549,60 @@ func listElem(origin *arrow.Field) *arrow.Field {
 	return nil
 }
 
+// requested applies the layouts a reader asked for (Views, SmallDecimals)
+// to a leaf's mapping, after ARROW:schema has had its say: they change how
+// values are laid out in Arrow, never the values.
+func (b *reader) requested(lm leafMapping) leafMapping {
+	phys, width := lm.conv.Physical, lm.conv.TypeLength
+	switch t := lm.typ.(type) {
+	case *arrow.StringType, *arrow.LargeStringType:
+		if b.opts.Views && lm.conv.Kind == Identity {
+			lm.typ = arrow.BinaryTypes.StringView
+			lm.conv = identity(phys, width, lm.typ)
+		}
+	case *arrow.BinaryType, *arrow.LargeBinaryType:
+		if b.opts.Views && lm.conv.Kind == Identity {
+			lm.typ = arrow.BinaryTypes.BinaryView
+			lm.conv = identity(phys, width, lm.typ)
+		}
+	case *arrow.Decimal128Type, *arrow.Decimal256Type:
+		dt := t.(arrow.DecimalType)
+		if b.opts.SmallDecimals && lm.conv.Kind == Decimal && dt.GetPrecision() <= maxDecimal64Precision {
+			small := decimalType(dt.GetPrecision(), dt.GetScale(), true)
+			lm.typ, lm.conv = small, decimalConv(phys, width, small)
+		}
+	}
+	return lm
+}
+
+// runEndValueOK reports whether a leaf of Arrow type dt can be read as
+// run-end encoded values (arrow-go's run_end_encode kernel takes them).
+func runEndValueOK(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256,
+		arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP,
+		arrow.BINARY, arrow.STRING, arrow.LARGE_BINARY, arrow.LARGE_STRING, arrow.FIXED_SIZE_BINARY:
+		return true
+	}
+	return false
+}
+
+// dictionaryValueOK reports whether a leaf of Arrow type dt can be read as
+// a dictionary: its values are one Parquet physical value each, and arrow-go
+// builds dictionaries of the type (the reader falls back to building one
+// when a chunk's pages leave the dictionary).
 func dictionaryValueOK(dt arrow.DataType) bool {
 	switch dt.ID() {
 	case arrow.BINARY, arrow.STRING, arrow.LARGE_BINARY, arrow.LARGE_STRING,
-		arrow.BINARY_VIEW, arrow.STRING_VIEW, arrow.FIXED_SIZE_BINARY:
+		arrow.BINARY_VIEW, arrow.STRING_VIEW, arrow.FIXED_SIZE_BINARY,
+		arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
+		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256,
+		arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64,
+		arrow.TIMESTAMP, arrow.DURATION:
 		return true
 	}
 	return false

@@ -25,6 +25,11 @@ type WriteOptions struct {
 	Int96Timestamps bool
 	// RootName names the schema root; "schema" when empty.
 	RootName string
+	// ArrowSchema, if not nil, is the schema stored in ARROW:schema
+	// instead of the one mapped: a writer that maps the plain layout of
+	// its schema (list views as lists, run-end encoded arrays as their
+	// values) keeps the layouts it was given for readers to restore.
+	ArrowSchema *arrow.Schema
 }
 
 // WriteManifest is the result of [FromArrow].
@@ -83,7 +88,11 @@ func FromArrow(s *arrow.Schema, opts WriteOptions) (*WriteManifest, error) {
 	}
 	m.Fields = w.top
 	if !opts.IgnoreArrowSchema {
-		v, err := EncodeArrowSchema(s)
+		stored := s
+		if opts.ArrowSchema != nil {
+			stored = opts.ArrowSchema
+		}
+		v, err := EncodeArrowSchema(stored)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ package main
 // finding too.
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -388,10 +388,10 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		if comparable {
 			pmin, pmax, hasMinMax = minMax(c, pd.values)
 			if hasMinMax {
-				if !tot.hasMinMax || compareValues(pmin, tot.min) < 0 {
+				if !tot.hasMinMax || metadata.CompareValues(pmin, tot.min) < 0 {
 					tot.min = pmin
 				}
-				if !tot.hasMinMax || compareValues(pmax, tot.max) > 0 {
+				if !tot.hasMinMax || metadata.CompareValues(pmax, tot.max) > 0 {
 					tot.max = pmax
 				}
 				tot.hasMinMax = true
@@ -502,10 +502,10 @@ func (ck *checker) stats(rg int, path string, page int, off int64, what string, 
 	if !has {
 		return
 	}
-	if s.HasMin && comparableKinds(s.Min, dmin) && compareValues(s.Min, dmin) > 0 {
+	if s.HasMin && comparableKinds(s.Min, dmin) && metadata.CompareValues(s.Min, dmin) > 0 {
 		ck.add(rg, path, page, off, "%s: min %s is above the smallest value %s", what, s.Min, dmin)
 	}
-	if s.HasMax && comparableKinds(s.Max, dmax) && compareValues(s.Max, dmax) < 0 {
+	if s.HasMax && comparableKinds(s.Max, dmax) && metadata.CompareValues(s.Max, dmax) < 0 {
 		ck.add(rg, path, page, off, "%s: max %s is below the largest value %s", what, s.Max, dmax)
 	}
 }
@@ -530,10 +530,10 @@ func (ck *checker) columnIndexPage(rg int, path string, ord int, off int64, c *m
 		ck.add(rg, path, ord, off, "column index entry %d: %v", i, err)
 		return
 	}
-	if comparableKinds(lo, pmin) && compareValues(lo, pmin) > 0 {
+	if comparableKinds(lo, pmin) && metadata.CompareValues(lo, pmin) > 0 {
 		ck.add(rg, path, ord, off, "column index min_values[%d] = %s is above the smallest value %s", i, lo, pmin)
 	}
-	if comparableKinds(hi, pmax) && compareValues(hi, pmax) < 0 {
+	if comparableKinds(hi, pmax) && metadata.CompareValues(hi, pmax) < 0 {
 		ck.add(rg, path, ord, off, "column index max_values[%d] = %s is below the largest value %s", i, hi, pmax)
 	}
 }
@@ -545,10 +545,10 @@ func minMax(c *metadata.Column, vals *valueList) (lo, hi metadata.Value, ok bool
 		if err != nil || v.Kind == metadata.KindFloat && math.IsNaN(v.Float) {
 			continue
 		}
-		if !ok || compareValues(v, lo) < 0 {
+		if !ok || metadata.CompareValues(v, lo) < 0 {
 			lo = v
 		}
-		if !ok || compareValues(v, hi) > 0 {
+		if !ok || metadata.CompareValues(v, hi) > 0 {
 			hi = v
 		}
 		ok = true
@@ -569,43 +569,6 @@ func comparableKinds(a, b metadata.Value) bool {
 		return a.Unscaled != nil && b.Unscaled != nil
 	}
 	return true
-}
-
-// compareValues orders two values of the same kind by the order their type
-// defines (parquet.thrift ColumnOrder): numbers by value, byte arrays as
-// unsigned bytes, decimals by their unscaled value.
-func compareValues(a, b metadata.Value) int {
-	switch a.Kind {
-	case metadata.KindBoolean:
-		switch {
-		case a.Bool == b.Bool:
-			return 0
-		case !a.Bool:
-			return -1
-		}
-		return 1
-	case metadata.KindInt, metadata.KindDate, metadata.KindTime, metadata.KindTimestamp:
-		return cmpOrdered(a.Int, b.Int)
-	case metadata.KindUint:
-		return cmpOrdered(a.Uint, b.Uint)
-	case metadata.KindFloat:
-		return cmpOrdered(a.Float, b.Float)
-	case metadata.KindDecimal:
-		if a.Unscaled != nil && b.Unscaled != nil {
-			return a.Unscaled.Cmp(b.Unscaled)
-		}
-	}
-	return bytes.Compare(a.Bytes, b.Bytes)
-}
-
-func cmpOrdered[T int64 | uint64 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // nullCounts is a null count in the two conventions writers use: every
@@ -677,7 +640,7 @@ func (ck *checker) overlaps(f *metadata.File) {
 			spans = append(spans, span{off, off + n, rg, c.DottedPath})
 		}
 	}
-	slices.SortFunc(spans, func(a, b span) int { return cmpOrdered(a.start, b.start) })
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	for i := 1; i < len(spans); i++ {
 		if a, b := spans[i-1], spans[i]; b.start < a.end {
 			ck.add(b.rg, b.path, -1, -1, "the column chunk at offset %d overlaps the one of row group %d, column %s, which ends at %d",

@@ -1,4 +1,4 @@
-package arrowpq
+package column
 
 import (
 	"bytes"
@@ -78,12 +78,18 @@ type statsAcc struct {
 	bMin, bMax []byte // owned copies
 	nulls      int64
 	nans       int64
+	// totalOrder: a float column written under IEEE_754_TOTAL_ORDER;
+	// tob holds its bounds (NaN and -0 ordered by the spec), which encode
+	// returns instead of the TYPE_ORDER ones.
+	totalOrder bool
+	tob        metadata.TotalOrderBounds
 }
 
 func (s *statsAcc) reset() {
 	s.has = false
 	s.bMin, s.bMax = s.bMin[:0], s.bMax[:0]
 	s.nulls, s.nans = 0, 0
+	s.tob.Reset()
 }
 
 func minMax[T int32 | int64](vals []T) (lo, hi T) {
@@ -189,6 +195,9 @@ func floatMinMax[T float32 | float64](vals []T) (lo, hi T, nans int64, ok bool) 
 }
 
 func (s *statsAcc) updateFloat(vals []float32) {
+	if s.totalOrder {
+		s.tob.AddFloat(vals)
+	}
 	lo, hi, nans, ok := floatMinMax(vals)
 	s.nans += nans
 	if ok && s.kind != cmpNone {
@@ -197,6 +206,9 @@ func (s *statsAcc) updateFloat(vals []float32) {
 }
 
 func (s *statsAcc) updateDouble(vals []float64) {
+	if s.totalOrder {
+		s.tob.AddDouble(vals)
+	}
 	lo, hi, nans, ok := floatMinMax(vals)
 	s.nans += nans
 	if ok && s.kind != cmpNone {
@@ -225,22 +237,9 @@ func (s *statsAcc) updateBool(bitmap []byte, off, n int) {
 
 func (s *statsAcc) less(a, b []byte) bool {
 	if s.kind == cmpDecimalBE {
-		return compareDecimalBE(a, b) < 0
+		return metadata.CompareSignedBigEndian(a, b) < 0
 	}
 	return bytes.Compare(a, b) < 0
-}
-
-func compareDecimalBE(a, b []byte) int {
-	if len(a) == 0 || len(b) == 0 {
-		return len(a) - len(b)
-	}
-	if a[0] != b[0] {
-		if int8(a[0]) < int8(b[0]) {
-			return -1
-		}
-		return 1
-	}
-	return bytes.Compare(a[1:], b[1:])
 }
 
 func (s *statsAcc) addBytes(lo, hi []byte) {
@@ -262,6 +261,9 @@ func (s *statsAcc) updateFixed(vals []byte, width int) {
 		return
 	}
 	if s.kind == cmpFloat16 {
+		if s.totalOrder {
+			s.tob.AddFloat16(vals)
+		}
 		var lo, hi float32
 		ok := false
 		for i := 0; i+2 <= len(vals); i += 2 {
@@ -318,20 +320,20 @@ func plainByteArrayMinMax(plain []byte) (lo, hi []byte) {
 	l := int32(binary.LittleEndian.Uint32(plain))
 	lo = plain[4 : 4+l]
 	hi = lo
-	loK := prefixKey16(plain, 4, 4+l)
+	loK := NewPrefixKey(plain, 4, 4+l)
 	hiK := loK
 	for pos := 4 + l; int(pos) < len(plain); {
 		start := pos + 4
 		end := start + int32(binary.LittleEndian.Uint32(plain[pos:]))
 		pos = end
-		k := prefixKey16(plain, start, end)
-		if loK.less(k) && k.less(hiK) {
+		k := NewPrefixKey(plain, start, end)
+		if loK.Less(k) && k.Less(hiK) {
 			continue
 		}
 		v := plain[start:end]
-		if k.less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
+		if k.Less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
 			lo, loK = v, k
-		} else if hiK.less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
+		} else if hiK.Less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
 			hi, hiK = v, k
 		}
 	}
@@ -340,44 +342,47 @@ func plainByteArrayMinMax(plain []byte) (lo, hi []byte) {
 
 // byteArrayMinMax returns the least and the greatest of the values
 // data[offsets[i]:offsets[i+1]] (at least one) in unsigned byte-wise order.
-// A value is compared in full only when its first 16 bytes (key16) do not
+// A value is compared in full only when its first 16 bytes (PrefixKey) do not
 // place it strictly between the bounds so far: one bytes.Compare per value
 // was 15% of BenchmarkWrite data=lineitem.
 func byteArrayMinMax(offsets []int32, data []byte) (lo, hi []byte) {
 	lo = data[offsets[0]:offsets[1]]
 	hi = lo
-	loK := prefixKey16(data, offsets[0], offsets[1])
+	loK := NewPrefixKey(data, offsets[0], offsets[1])
 	hiK := loK
 	for i := 1; i+1 < len(offsets); i++ {
 		start, end := offsets[i], offsets[i+1]
-		k := prefixKey16(data, start, end)
-		if loK.less(k) && k.less(hiK) {
+		k := NewPrefixKey(data, start, end)
+		if loK.Less(k) && k.Less(hiK) {
 			continue
 		}
 		v := data[start:end]
-		if k.less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
+		if k.Less(loK) || k == loK && bytes.Compare(v, lo) < 0 {
 			lo, loK = v, k
-		} else if hiK.less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
+		} else if hiK.Less(k) || k == hiK && bytes.Compare(v, hi) > 0 {
 			hi, hiK = v, k
 		}
 	}
 	return lo, hi
 }
 
-// key16 is the first 16 bytes of a value as two big-endian integers, zero
+// PrefixKey is the first 16 bytes of a value as two big-endian integers, zero
 // padded: a smaller key means a smaller value; equal keys tell nothing.
 // Sixteen rather than eight bytes, because values often share their first
 // eight ("category-042-…": every value of BenchmarkWrite data=strings's
 // category column went to bytes.Compare twice).
-type key16 struct{ a, b uint64 }
+type PrefixKey struct{ a, b uint64 }
 
-func (x key16) less(y key16) bool { return x.a < y.a || x.a == y.a && x.b < y.b }
+// Less reports whether x is a smaller key than y: every value with key x
+// is less than every value with key y (unsigned byte-wise).
+func (x PrefixKey) Less(y PrefixKey) bool { return x.a < y.a || x.a == y.a && x.b < y.b }
 
-func prefixKey16(data []byte, start, end int32) key16 {
+// NewPrefixKey returns the PrefixKey of data[start:end].
+func NewPrefixKey(data []byte, start, end int32) PrefixKey {
 	if end-start <= 8 {
-		return key16{prefixKey(data, start, end), 0}
+		return PrefixKey{prefixKey(data, start, end), 0}
 	}
-	return key16{prefixKey(data, start, start+8), prefixKey(data, start+8, end)}
+	return PrefixKey{prefixKey(data, start, start+8), prefixKey(data, start+8, end)}
 }
 
 // prefixKey returns the first 8 bytes of data[start:end] as a big-endian
@@ -406,6 +411,9 @@ func prefixKey(data []byte, start, end int32) uint64 {
 func (s *statsAcc) merge(o *statsAcc) {
 	s.nulls += o.nulls
 	s.nans += o.nans
+	if s.totalOrder {
+		s.tob.Merge(&o.tob)
+	}
 	if !o.has {
 		return
 	}
@@ -424,6 +432,11 @@ func (s *statsAcc) merge(o *statsAcc) {
 // encode returns the PLAIN encoded min and max (nil when there is none),
 // truncating byte arrays longer than truncLen, and whether each is exact.
 func (s *statsAcc) encode(phys format.Type, truncLen int) (lo, hi []byte, loExact, hiExact bool) {
+	if s.totalOrder {
+		// NaN bounds when every value is NaN, -0 and +0 as they are.
+		lo, hi, ok := s.tob.MinMax()
+		return lo, hi, ok, ok
+	}
 	if !s.has || s.kind == cmpNone {
 		return nil, nil, false, false
 	}
@@ -452,53 +465,23 @@ func (s *statsAcc) encode(phys format.Type, truncLen int) (lo, hi []byte, loExac
 		case cmpDouble:
 			return binary.LittleEndian.AppendUint64(nil, math.Float64bits(fmin)), binary.LittleEndian.AppendUint64(nil, math.Float64bits(fmax)), true, true
 		}
-		return binary.LittleEndian.AppendUint16(nil, float32ToFloat16(float32(fmin))), binary.LittleEndian.AppendUint16(nil, float32ToFloat16(float32(fmax))), true, true
+		return binary.LittleEndian.AppendUint16(nil, metadata.Float32ToFloat16(float32(fmin))), binary.LittleEndian.AppendUint16(nil, metadata.Float32ToFloat16(float32(fmax))), true, true
 	}
-	lo, hi = bytes.Clone(s.bMin), bytes.Clone(s.bMax)
-	loExact, hiExact = true, true
+	lo, hi, loExact, hiExact = s.bMin, s.bMax, true, true
 	if phys == format.Type_BYTE_ARRAY {
-		if len(lo) > truncLen {
-			lo, loExact = lo[:truncLen], false
-		}
-		if len(hi) > truncLen {
-			hi, hiExact = truncateMax(hi[:truncLen]), false
-		}
+		lo, loExact = metadata.TruncateMin(lo, truncLen)
+		hi, hiExact = metadata.TruncateMax(hi, truncLen)
+	}
+	// The bounds are the caller's: copies of the accumulator's (a
+	// truncated max is one already).
+	lo = bytes.Clone(lo)
+	if hiExact {
+		hi = bytes.Clone(hi)
 	}
 	if lo == nil {
 		lo = []byte{}
 	}
 	return lo, hi, loExact, hiExact
-}
-
-// truncateMax rounds the prefix b up to a bound above every value it
-// prefixes: the last byte that is not 0xff is incremented and the bytes
-// after it dropped. It returns nil when every byte is 0xff.
-func truncateMax(b []byte) []byte {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] != 0xff {
-			b[i]++
-			return b[:i+1]
-		}
-	}
-	return nil
-}
-
-// float32ToFloat16 converts an exactly representable float16 value (one
-// read from float16 data) back to its bits.
-func float32ToFloat16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23&0xff) - 127
-	mant := b & 0x7fffff
-	switch {
-	case exp == 128: // Inf (NaN never reaches here)
-		return sign | 0x7c00
-	case exp >= -14:
-		return sign | uint16(exp+15)<<10 | uint16(mant>>13)
-	case exp >= -24:
-		return sign | uint16((mant|0x800000)>>uint(-exp-1))
-	}
-	return sign
 }
 
 // statistics returns the format.Statistics of s.
@@ -521,38 +504,3 @@ func (s *statsAcc) statistics(phys format.Type, truncLen int, withMinMax bool) *
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// compareEncoded compares two PLAIN encoded statistics values of kind k.
-func compareEncoded(k cmpKind, a, b []byte) int {
-	switch k {
-	case cmpBool:
-		return int(a[0]) - int(b[0])
-	case cmpInt32:
-		return cmp3(int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b)))
-	case cmpUint32:
-		return cmp3(binary.LittleEndian.Uint32(a), binary.LittleEndian.Uint32(b))
-	case cmpInt64:
-		return cmp3(int64(binary.LittleEndian.Uint64(a)), int64(binary.LittleEndian.Uint64(b)))
-	case cmpUint64:
-		return cmp3(binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b))
-	case cmpFloat:
-		return cmp3(math.Float32frombits(binary.LittleEndian.Uint32(a)), math.Float32frombits(binary.LittleEndian.Uint32(b)))
-	case cmpDouble:
-		return cmp3(math.Float64frombits(binary.LittleEndian.Uint64(a)), math.Float64frombits(binary.LittleEndian.Uint64(b)))
-	case cmpFloat16:
-		return cmp3(metadata.Float16ToFloat32(binary.LittleEndian.Uint16(a)), metadata.Float16ToFloat32(binary.LittleEndian.Uint16(b)))
-	case cmpDecimalBE:
-		return compareDecimalBE(a, b)
-	}
-	return bytes.Compare(a, b)
-}
-
-func cmp3[T int32 | int64 | uint32 | uint64 | float32 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
