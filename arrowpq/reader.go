@@ -45,6 +45,11 @@ type Reader struct {
 	closed    bool
 	ranged    *rangedRead               // NewReaderFromSource: reads through a RangeSource
 	dec       *encryption.FileDecryptor // nil: the file is not encrypted
+
+	// Filtered reads (filterread.go) and Stats.
+	filt    *filterRead
+	stats   Stats
+	counter *byteCounter
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
@@ -88,7 +93,9 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
-	pool, _ := opts.Allocator.(*bufferPool)        // set by normalized with RecycleBuffers
+	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
+	counter := &byteCounter{r: src}
+	src = counter
 	file, dec, err := readFooter(src, size, &opts) // decrypt.go
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
@@ -97,7 +104,7 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
-	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool, dec: dec}
+	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool, dec: dec, counter: counter}
 	r.refs.Store(1)
 	if opts.RowGroups == nil {
 		r.rowGroups = make([]int, len(file.Meta.RowGroups))
@@ -113,6 +120,12 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 		}
 		r.rowGroups = append([]int(nil), opts.RowGroups...)
 	}
+	r.stats.RowGroups = len(r.rowGroups)
+	if opts.Filter != nil || opts.Rows != nil {
+		if r.filt, err = newFilterRead(r); err != nil {
+			return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
+		}
+	}
 	return r, nil
 }
 
@@ -122,8 +135,9 @@ func (r *Reader) Metadata() *metadata.File { return r.file }
 // Schema returns the Arrow schema of the batches, projection applied.
 func (r *Reader) Schema() *arrow.Schema { return r.plan.schema }
 
-// NumRows returns the number of rows the Reader will return: the rows of
-// the selected row groups.
+// NumRows returns the number of rows of the selected row groups: the rows
+// the Reader returns without ReadOptions.Filter and Rows, an upper bound
+// with them (Stats().RowsReturned counts what came back).
 func (r *Reader) NumRows() int64 {
 	var n int64
 	for _, rg := range r.rowGroups {
@@ -157,6 +171,9 @@ func (r *Reader) Close() error {
 		r.cur = nil
 	}
 	r.plan.release()
+	if r.filt != nil {
+		r.filt.release()
+	}
 	r.chunkBuf = nil
 	if r.pool != nil {
 		r.pool.close()
@@ -190,6 +207,9 @@ func (r *Reader) Next() bool {
 	if err := r.opts.Context.Err(); err != nil {
 		r.err = err
 		return false
+	}
+	if r.filt != nil {
+		return r.nextFiltered() // filterread.go
 	}
 	for r.rowsLeft == 0 {
 		if r.nextRG >= len(r.rowGroups) {
@@ -226,6 +246,8 @@ func (r *Reader) Next() bool {
 		c.Release()
 	}
 	r.rowsLeft -= n
+	r.stats.RowsDecoded += n
+	r.stats.RowsReturned += n
 	return true
 }
 

@@ -28,7 +28,9 @@
 //   - [Reader.SkipRecords] steps over records: whole pages without reading
 //     their bodies when their row counts are known ahead (an offset index;
 //     the header's level count for columns without repetition), and
-//     decode-and-drop inside a page.
+//     decode-and-drop inside a page. A sparse chunk ([Chunk.Sparse]) holds
+//     only the pages a filtered read needs, packed; its offset index is
+//     the map, and a page left out is stepped over, never read.
 //
 // # What it owns
 //

@@ -81,9 +81,17 @@ func encryptChunk(t testing.TB, c column.Chunk, alg encryption.Algorithm, crc bo
 	e.Data = out
 	if c.OffsetIndex != nil {
 		e.OffsetIndex = make([]*format.PageLocation, len(c.OffsetIndex))
+		// Offsets and sizes (header module included, as PageIndex.md
+		// says) of the encrypted pages.
+		end := c.FileOffset + int64(len(out))
 		for i, l := range c.OffsetIndex {
 			nl := *l
 			nl.Offset = dataOffsets[i]
+			next := end
+			if i+1 < len(dataOffsets) {
+				next = dataOffsets[i+1]
+			}
+			nl.CompressedPageSize = int32(next - nl.Offset)
 			e.OffsetIndex[i] = &nl
 		}
 	}

@@ -290,6 +290,28 @@ func (r *PageReader) passPage() {
 	r.ordinal++
 }
 
+// SkipTo steps to chunk-relative position pos, at or after the next page
+// header, without reading what lies between: the caller knows from an
+// offset index that pos starts a page (column.Reader.SkipRecords skips
+// pages whose bytes were never fetched). It counts one page skipped.
+func (r *PageReader) SkipTo(pos int) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.hdrPos >= 0 {
+		r.Skip()
+	}
+	if pos < r.pos || pos > len(r.chunk) {
+		return r.fail(errCorrupt("page offset %d outside [%d, %d]", pos, r.pos, len(r.chunk)))
+	}
+	r.pos = pos
+	// The offset index lists data pages only: the page stepped over is a
+	// data page, which an encrypted chunk's module AADs count.
+	r.ordinal++
+	r.dataPages++
+	return nil
+}
+
 // Next returns the next dictionary or data page, skipping index pages and
 // page types it does not know. It returns io.EOF at the clean end of the
 // chunk; errors are [*PageError].

@@ -254,6 +254,14 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, fi
 	if len(t.RowGroups) > 0 {
 		opts.RowGroups = t.RowGroups
 	}
+	if t.Filter != "" {
+		p, perr := arrowpq.ParseFilter(t.Filter)
+		if perr != nil {
+			f.Close()
+			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, perr)
+		}
+		opts.Filter = p
+	}
 	r, err := arrowpq.NewReader(f, size, opts)
 	if err == nil {
 		return r, f, nil
@@ -266,6 +274,14 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, fi
 	for _, rg := range t.RowGroups {
 		if rg >= len(file.Meta.RowGroups) {
 			return nil, nil, status.Errorf(codes.NotFound, "pqflight: %s: row group %d does not exist: the file has %d", t.Path, rg, len(file.Meta.RowGroups))
+		}
+	}
+	if opts.Filter != nil {
+		// A filter naming a column the file lacks, or comparing it with a
+		// value of another type, is the request's fault.
+		if all, aerr := arrowpq.NewReader(f, size, &arrowpq.ReadOptions{RowGroups: opts.RowGroups, Columns: t.Columns, Context: ctx}); aerr == nil {
+			all.Close()
+			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, err)
 		}
 	}
 	if len(t.Columns) > 0 {
