@@ -58,10 +58,10 @@ var conformanceCases = map[string]conformanceCase{
 		err: pagecodec.ErrChecksum, errText: "page 0", why: "dictionary page CRC mismatch",
 	},
 	"parquet-testing/data/encrypt_columns_plaintext_footer.parquet.encrypted": {
-		err: metadata.ErrEncrypted, errText: "column float_field", why: "plaintext footer, two encrypted columns: no decryption yet (TestPlaintextFooterEncryptedColumns reads the others)",
+		err: metadata.ErrEncrypted, errText: "column float_field", why: "plaintext footer, two encrypted columns, read without keys (TestReadEncryptedWithoutKeys reads the others; TestReadEncryptedCorpus with keys)",
 	},
 	"parquet-testing/data/aes256/encrypt_columns_plaintext_footer.parquet.encrypted": {
-		err: metadata.ErrEncrypted, errText: "column", why: "plaintext footer, encrypted columns: no decryption yet",
+		err: metadata.ErrEncrypted, errText: "column", why: "plaintext footer, encrypted columns, read without keys (TestReadEncryptedCorpus reads it with keys)",
 	},
 	"arrow-testing/data/parquet/ARROW-17100.parquet": {
 		// No engine of the oracle reads this file (pyarrow 2.0 v2 pages

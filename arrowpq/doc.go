@@ -48,7 +48,9 @@
 // file, the row group, the column path, the page and the file offset where
 // known, wrapping the cause. The causes wrap the sentinels of the package
 // that found them, to test with errors.Is: metadata.ErrCorrupt and
-// metadata.ErrEncrypted (footer), pagecodec.ErrCorrupt, ErrUnsupported,
+// metadata.ErrEncrypted (a file or column whose key is missing:
+// [ReadOptions.Decryption]), encryption.ErrAuthentication (a wrong key or
+// tampered data), pagecodec.ErrCorrupt, ErrUnsupported,
 // ErrLimit and ErrChecksum (pages and values, also from package column),
 // io.ErrUnexpectedEOF (truncation), [ErrInvalidArray] (an Arrow array
 // given to the Writer that breaks Arrow's layout rules) and [ErrInternal]

@@ -75,9 +75,9 @@ func (fr *fieldReader) startRowGroup(r *Reader, rg int, chunks map[int][]byte) e
 	fr.rows = r.file.Meta.RowGroups[rg].NumRows
 	v2Compressed := assumeV2Compressed(r.file.CreatedBy())
 	for _, leaf := range fr.order {
-		if cc := r.file.Meta.RowGroups[rg].Columns[leaf]; cc.CryptoMetadata != nil {
-			return &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath, Page: -1, Offset: -1,
-				Err: fmt.Errorf("the column chunk is encrypted: %w", metadata.ErrEncrypted)}
+		dec, err := r.chunkDecryptor(rg, leaf) // decrypt.go
+		if err != nil {
+			return &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath, Page: -1, Offset: -1, Err: err}
 		}
 		md, err := r.file.ColumnChunk(rg, leaf)
 		if err != nil {
@@ -87,7 +87,7 @@ func (fr *fieldReader) startRowGroup(r *Reader, rg int, chunks map[int][]byte) e
 		if err != nil {
 			return &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath, Page: -1, Offset: -1, Err: err}
 		}
-		fr.leaves[leaf].reset(rg, chunks[leaf], off, md, fr.rows, v2Compressed)
+		fr.leaves[leaf].reset(rg, chunks[leaf], off, md, fr.rows, v2Compressed, dec)
 	}
 	return nil
 }

@@ -607,6 +607,7 @@ func TestFilterDuckDB(t *testing.T) {
 	}
 	t.Logf("seed %d (ARROWPQ_FILTER_SEED reproduces it)", seed)
 	rng := rand.New(rand.NewPCG(seed, 14))
+	readRng := rand.New(rand.NewPCG(seed, 15))
 	type job struct {
 		file *filterFile
 		pred filtLit
@@ -641,6 +642,8 @@ func TestFilterDuckDB(t *testing.T) {
 				t.Fatalf("%s: Evaluate(%s): %v", ff.name, g.ours, err)
 			}
 			jobs = append(jobs, job{ff, g, bp, rows})
+			// The same predicate through the Reader (exact, Superset, Rows).
+			checkReaderFilter(t, readRng, ff, p, rows)
 			abs, _ := filepath.Abs(ff.path)
 			queries = append(queries, oracle.WhereQuery{File: abs, Where: g.duck})
 		}

@@ -1,9 +1,9 @@
 package arrowpq
 
-// Stats counts the work of a read and what filtering saved, for
-// Reader.Stats (filled in by the reader once filtered reads are wired in;
-// see docs/filters.md). Row groups and pages count those the read had to
-// consider (the selected row groups, the pages of the projected columns).
+// Stats counts the work of a read and what filtering saved, as
+// [Reader.Stats] returns it (docs/filters.md). Row groups count those the
+// read had to consider (the selected row groups); pages those of the
+// leaves read whose offset index a filtered read consulted.
 type Stats struct {
 	// RowGroups is the number of row groups considered; of them,
 	// RowGroupsPrunedByStatistics were skipped on column statistics alone

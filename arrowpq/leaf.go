@@ -55,6 +55,12 @@ type leafReader struct {
 	flat      bool
 	valid     []byte
 	nullCount int
+
+	// locs is the offset index of the next chunk, set by a filtered read
+	// so that SkipRecords steps over pages it did not fetch; sparse, when
+	// the chunk holds only some pages (filterread.go).
+	locs   []*format.PageLocation
+	sparse *sparseChunk
 }
 
 // maxByteArrayData bounds the byte array data of one batch: the Arrow
@@ -118,12 +124,15 @@ func (l *leafReader) ensureAssembler() error {
 }
 
 // reset starts a new column chunk.
-func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, numRows int64, assumeV2Compressed bool) {
+func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, numRows int64, assumeV2Compressed bool, dec column.Decryptor) {
 	l.rowGroup = rg
 	l.cr.Reset(column.Chunk{
 		Data: chunk, FileOffset: fileOffset, Codec: md.Codec,
 		NumValues: md.NumValues, NumRows: numRows,
 		AssumeV2Compressed: assumeV2Compressed,
+		Decryptor:          dec,
+		OffsetIndex:        l.locs,
+		Sparse:             l.sparse != nil,
 	})
 	if l.conv != nil {
 		l.conv.dictOK, l.conv.dictDone = false, false
@@ -174,6 +183,9 @@ func (l *leafReader) wrap(err error) error {
 		e.Page, e.Offset, e.Err = pe.Page, pe.Offset, pe.Err
 	} else {
 		e.Page, e.Offset = l.cr.Location()
+	}
+	if l.sparse != nil && e.Offset >= 0 {
+		e.Offset = l.sparse.fileOffset(e.Offset)
 	}
 	return e
 }
@@ -245,6 +257,12 @@ func (l *leafReader) readRecords(numRows int) (int, error) {
 		}
 		if n < left {
 			break // the next level starts the next batch's first record
+		}
+		if l.locs != nil && l.asm.NumRows() == numRows {
+			// With an offset index pages start at records: do not look
+			// into the next page, which a filtered read may not have
+			// fetched.
+			break
 		}
 	}
 	return l.asm.NumRows(), nil

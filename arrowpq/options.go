@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
@@ -100,17 +101,23 @@ type ReadOptions struct {
 	// without a time zone as if it were UTC). docs/filters.md has the
 	// details. Nil reads every row.
 	//
-	// Not yet wired into the Reader: setting it is an error for now.
-	// [BoundPredicate.Evaluate] and [FilterBatch] apply a predicate to
-	// batches already read.
+	// The Reader prunes row groups by their statistics, then by bloom
+	// filters (= and IN), then pages by the page index, reads only the
+	// pages that may hold matching rows, decodes the predicate's columns
+	// first and the others only for the rows that match. Rows come back in
+	// file order; a batch may hold fewer than BatchSize rows, and row
+	// groups or pages without a match produce no batch. [Reader.Stats]
+	// says what was pruned.
 	Filter *Predicate
 	// Rows restricts the read to these rows of the file (0 = the first row
-	// of the first row group), combined with Filter. Nil means every row.
-	// Not yet wired into the Reader: setting it is an error for now.
+	// of the first row group, counted over the whole file even when
+	// RowGroups selects some), combined with Filter: a row is returned
+	// when it is in Rows and matches. Nil means every row. Pages holding
+	// no row of Rows are not read.
 	Rows RowRanges
 	// Superset, with Filter, returns whole row groups and pages that may
 	// match instead of only the matching rows, for callers that filter
-	// themselves.
+	// themselves. Rows still restricts the rows exactly.
 	Superset bool
 	// SmallDecimals reads DECIMAL columns of precision ≤ 9 as
 	// arrow.Decimal32 and ≤ 18 as arrow.Decimal64 instead of Decimal128
@@ -135,6 +142,12 @@ type ReadOptions struct {
 	// arrow.BinaryView: values of up to 12 bytes inline in their view,
 	// longer ones pointing into one data buffer per batch.
 	Views bool
+	// Decryption holds the keys (footer key, column keys by dotted path,
+	// a key retriever such as encryption.NewKMSKeyRetriever) and the AAD
+	// prefix for reading an encrypted file (decrypt.go). Nil reads
+	// encrypted files as far as no key is needed: under a plaintext
+	// footer the columns that are not encrypted.
+	Decryption *encryption.DecryptionOptions
 }
 
 // normalized returns o with defaults filled in, or an error for values
@@ -172,10 +185,6 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	}
 	if n.Context == nil {
 		n.Context = context.Background()
-	}
-	if n.Filter != nil || n.Rows != nil {
-		// Fail loudly rather than return rows the caller filtered out.
-		return n, errors.New("ReadOptions.Filter and Rows are not supported by the Reader yet")
 	}
 	switch {
 	case n.RecycleBuffers && n.Allocator != nil:

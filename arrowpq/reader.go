@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/internal/localfile"
 	"github.com/arrowpq/arrowpq/metadata"
 )
@@ -42,7 +43,13 @@ type Reader struct {
 	cur       arrow.RecordBatch
 	err       error
 	closed    bool
-	ranged    *rangedRead // NewReaderFromSource: reads through a RangeSource
+	ranged    *rangedRead               // NewReaderFromSource: reads through a RangeSource
+	dec       *encryption.FileDecryptor // nil: the file is not encrypted
+
+	// Filtered reads (filterread.go) and Stats.
+	filt    *filterRead
+	stats   Stats
+	counter *byteCounter
 }
 
 // OpenFile opens the Parquet file at path. Close the Reader to close the
@@ -81,7 +88,9 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
 	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
-	file, err := metadata.ReadFooter(src, size)
+	counter := &byteCounter{r: src}
+	src = counter
+	file, dec, err := readFooter(src, size, &opts) // decrypt.go
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
@@ -89,7 +98,7 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
-	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool}
+	r := &Reader{src: src, path: path, file: file, opts: opts, plan: plan, rg: -1, pool: pool, dec: dec, counter: counter}
 	r.refs.Store(1)
 	if opts.RowGroups == nil {
 		r.rowGroups = make([]int, len(file.Meta.RowGroups))
@@ -105,6 +114,12 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 		}
 		r.rowGroups = append([]int(nil), opts.RowGroups...)
 	}
+	r.stats.RowGroups = len(r.rowGroups)
+	if opts.Filter != nil || opts.Rows != nil {
+		if r.filt, err = newFilterRead(r); err != nil {
+			return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
+		}
+	}
 	return r, nil
 }
 
@@ -114,8 +129,9 @@ func (r *Reader) Metadata() *metadata.File { return r.file }
 // Schema returns the Arrow schema of the batches, projection applied.
 func (r *Reader) Schema() *arrow.Schema { return r.plan.schema }
 
-// NumRows returns the number of rows the Reader will return: the rows of
-// the selected row groups.
+// NumRows returns the number of rows of the selected row groups: the rows
+// the Reader returns without ReadOptions.Filter and Rows, an upper bound
+// with them (Stats().RowsReturned counts what came back).
 func (r *Reader) NumRows() int64 {
 	var n int64
 	for _, rg := range r.rowGroups {
@@ -149,6 +165,9 @@ func (r *Reader) Close() error {
 		r.cur = nil
 	}
 	r.plan.release()
+	if r.filt != nil {
+		r.filt.release()
+	}
 	r.chunkBuf = nil
 	if r.pool != nil {
 		r.pool.close()
@@ -182,6 +201,9 @@ func (r *Reader) Next() bool {
 	if err := r.opts.Context.Err(); err != nil {
 		r.err = err
 		return false
+	}
+	if r.filt != nil {
+		return r.nextFiltered() // filterread.go
 	}
 	for r.rowsLeft == 0 {
 		if r.nextRG >= len(r.rowGroups) {
@@ -218,6 +240,8 @@ func (r *Reader) Next() bool {
 		c.Release()
 	}
 	r.rowsLeft -= n
+	r.stats.RowsDecoded += n
+	r.stats.RowsReturned += n
 	return true
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/column"
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
@@ -423,6 +424,12 @@ type WriteOptions struct {
 	// "schema", as Arrow C++ writes. Spark writes "spark_schema"; readers
 	// ignore the name.
 	RootName string
+	// Encryption, when set, writes an encrypted file (Parquet modular
+	// encryption: footer key, per-column keys, AES_GCM_V1 or
+	// AES_GCM_CTR_V1, encrypted or signed plaintext footer, AAD prefix
+	// stored or not, key metadata; encrypt.go). Not part of the JSON form
+	// of the options: keys do not travel in DoPut commands.
+	Encryption *encryption.EncryptionOptions `json:"-"`
 }
 
 // columnConfig is the resolved configuration of one leaf column.

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/typemap"
@@ -61,13 +62,21 @@ type Writer struct {
 	// filePath is the path as given, for errors.
 	file     committer
 	filePath string
+
+	// fenc encrypts the file (WriteOptions.Encryption), else nil;
+	// chunkEnc are the encryptors of the current row group's chunks
+	// (encrypt.go).
+	fenc     *encryption.FileEncryptor
+	chunkEnc []*encryption.ChunkEncryptor
 }
 
-// chunkIndex is a column chunk's page index, written before the footer.
+// chunkIndex is a column chunk's page index, written before the footer;
+// enc encrypts it when the chunk is encrypted.
 type chunkIndex struct {
-	cc *format.ColumnChunk
-	ci *format.ColumnIndex
-	oi *format.OffsetIndex
+	cc  *format.ColumnChunk
+	ci  *format.ColumnIndex
+	oi  *format.OffsetIndex
+	enc *encryption.ChunkEncryptor
 }
 
 // countWriter buffers writes and counts the bytes written.
@@ -149,7 +158,10 @@ func newWriter(w io.Writer, schema *arrow.Schema, opts *WriteOptions) (*Writer, 
 		}
 		wr.top = append(wr.top, top)
 	}
-	if err := wr.out.write([]byte(metadata.Magic)); err != nil {
+	if err := wr.startEncryption(); err != nil { // encrypt.go
+		return nil, writeError(err)
+	}
+	if err := wr.out.write([]byte(wr.magic())); err != nil {
 		return nil, writeError(err)
 	}
 	return wr, nil
@@ -373,7 +385,7 @@ func (w *Writer) flushRowGroup() error {
 		rg.Columns = append(rg.Columns, cc)
 		rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
 		if res.ColumnIndex != nil || res.OffsetIndex != nil {
-			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: res.ColumnIndex, oi: res.OffsetIndex})
+			w.indexes = append(w.indexes, chunkIndex{cc: cc, ci: res.ColumnIndex, oi: res.OffsetIndex, enc: w.chunkEncryptor(i)})
 		}
 		blooms[i] = res.Bloom
 	}
@@ -385,7 +397,7 @@ func (w *Writer) flushRowGroup() error {
 			continue
 		}
 		off := w.out.n
-		b, err := bf.AppendTo(w.scratch[:0])
+		b, err := w.appendBloom(w.scratch[:0], bf, i) // encrypt.go
 		w.scratch = b
 		if err != nil {
 			return w.colFail(w.cols[i], err)
@@ -396,12 +408,16 @@ func (w *Writer) flushRowGroup() error {
 		md := rg.Columns[i].MetaData
 		md.BloomFilterOffset, md.BloomFilterLength = ptrTo(off), ptrTo(int32(len(b)))
 	}
+	if err := w.encryptColumnChunks(rg); err != nil { // encrypt.go
+		return w.fail(err)
+	}
 	w.rowGroups = append(w.rowGroups, rg)
 	w.numRows += w.rgRows
 	w.rgRows = 0
 	for _, cw := range w.cols {
 		cw.startChunk()
 	}
+	w.encryptChunks()
 	return nil
 }
 
@@ -466,7 +482,7 @@ func (w *Writer) finish() error {
 			continue
 		}
 		off := w.out.n
-		if w.scratch, err = metadata.Marshal(w.scratch[:0], x.ci); err != nil {
+		if w.scratch, err = w.appendIndex(w.scratch[:0], x, x.ci); err != nil { // encrypt.go
 			return w.fail(err)
 		}
 		if err := w.out.write(w.scratch); err != nil {
@@ -479,7 +495,7 @@ func (w *Writer) finish() error {
 			continue
 		}
 		off := w.out.n
-		if w.scratch, err = metadata.Marshal(w.scratch[:0], x.oi); err != nil {
+		if w.scratch, err = w.appendIndex(w.scratch[:0], x, x.oi); err != nil {
 			return w.fail(err)
 		}
 		if err := w.out.write(w.scratch); err != nil {
@@ -518,7 +534,7 @@ func (w *Writer) finish() error {
 	if w.manifest.KeyValue != nil {
 		md.KeyValueMetadata = append(md.KeyValueMetadata, w.manifest.KeyValue)
 	}
-	if w.scratch, err = metadata.AppendFooter(w.scratch[:0], md); err != nil {
+	if w.scratch, err = w.appendFooter(w.scratch[:0], md); err != nil { // encrypt.go
 		return w.fail(err)
 	}
 	if err := w.out.write(w.scratch); err != nil {

@@ -28,7 +28,9 @@
 //   - [Reader.SkipRecords] steps over records: whole pages without reading
 //     their bodies when their row counts are known ahead (an offset index;
 //     the header's level count for columns without repetition), and
-//     decode-and-drop inside a page.
+//     decode-and-drop inside a page. A sparse chunk ([Chunk.Sparse]) holds
+//     only the pages a filtered read needs, packed; its offset index is
+//     the map, and a page left out is stepped over, never read.
 //
 // # What it owns
 //
@@ -76,7 +78,10 @@
 //     CRCs (pagecodec.PageWriter);
 //   - the chunk: [Writer.Finish] writes the dictionary page and the data
 //     pages and returns the ColumnMetaData, the page index and the bloom
-//     filter in a [ChunkResult]; [Writer.Reset] starts the next chunk.
+//     filter in a [ChunkResult]; [Writer.Reset] starts the next chunk;
+//   - encrypted chunks: after [Writer.SetEncryptor] every page header and
+//     page is written as a module (pagecodec.PageWriter.SetEncryptor); the
+//     caller encrypts the page index, bloom filter and metadata it writes.
 //
 // A Batch is a view: the Writer reads it during the call and keeps
 // nothing. The compressed pages of the chunk being written are buffered in
@@ -93,9 +98,9 @@
 //   - No schema: a Reader knows its leaf's physical type, width and maximum
 //     levels (metadata.Column), not the logical type; conversions are the
 //     caller's.
-//   - Encrypted chunks: [ReaderOptions.Decryptor] is the seam package
-//     encryption will fill; it is not wired into page iteration yet, and a
-//     Reader given one fails each chunk with ErrUnsupported.
+//   - No keys or ciphers: an encrypted chunk comes with its [Decryptor]
+//     ([Chunk.Decryptor], package encryption's ChunkDecryptor), which the
+//     page iteration calls for every page header and body.
 //
 // A Reader is not safe for concurrent use; different Readers are
 // independent.

@@ -34,23 +34,14 @@ type ReaderOptions struct {
 	// beyond it a read fails with [*BatchFullError]. Zero means
 	// math.MaxInt32, what 32-bit Arrow offsets address.
 	MaxByteArrayData int
-	// Decryptor, when set, decrypts the modules of encrypted column
-	// chunks. It is not wired into page iteration yet: a Reader with a
-	// Decryptor fails every chunk with [pagecodec.ErrUnsupported].
-	Decryptor Decryptor
 }
 
 // Decryptor decrypts the modules of one column chunk (Parquet modular
-// encryption). Package encryption implements it; column does not import
-// that package.
-type Decryptor interface {
-	// PageHeader decrypts the page-header module at the start of src and
-	// returns the plaintext Thrift header bytes and how many bytes of src
-	// the module occupied.
-	PageHeader(src []byte, dictionary bool, pageOrdinal int) (header []byte, n int, err error)
-	// Page decrypts a page-body module (src is exactly the module).
-	Page(src []byte, dictionary bool, pageOrdinal int) ([]byte, error)
-}
+// encryption): page headers and bodies, with the data page ordinals of
+// their AADs counted by the page iteration (skipped pages included).
+// Package encryption's ChunkDecryptor implements it; column does not
+// import that package.
+type Decryptor = pagecodec.Decryptor
 
 // Chunk describes the column chunk given to [Reader.Reset].
 type Chunk struct {
@@ -73,6 +64,19 @@ type Chunk struct {
 	// [Reader.SkipRecords] then steps over whole pages without reading
 	// their bodies.
 	OffsetIndex []*format.PageLocation
+	// Decryptor, when set, decrypts the chunk's page headers and pages:
+	// the chunk is encrypted. It is the chunk's own (its AADs carry the
+	// row group and column ordinals) and is used until the next Reset.
+	Decryptor Decryptor
+	// Sparse says Data holds only some of the chunk's pages, packed: the
+	// bytes before the first data page (the dictionary page), then the
+	// pages kept, in order. OffsetIndex then describes Data, not the file:
+	// offsets are FileOffset plus the position in Data, and a page left
+	// out has CompressedPageSize 0 and the offset of what follows it. A
+	// page left out is stepped over by SkipRecords and never read (reading
+	// it is an error), and a page found where the index does not place one
+	// is an error rather than a fallback to reading headers.
+	Sparse bool
 }
 
 // Reader reads the levels and values of one leaf column chunk after the
@@ -96,7 +100,8 @@ type Reader struct {
 	chunkLen int
 	numRows  int64
 	locs     []*format.PageLocation
-	dataPage int // data pages met so far in the chunk
+	sparse   bool // Chunk.Sparse
+	dataPage int  // data pages met so far in the chunk
 	err      error
 
 	dict    dictionary
@@ -150,12 +155,11 @@ func (r *Reader) Reset(c Chunk) {
 	r.chunkLen = len(c.Data)
 	r.numRows = c.NumRows
 	r.locs = c.OffsetIndex
+	r.sparse = c.Sparse && c.OffsetIndex != nil
 	r.dataPage = 0
 	r.err = nil
-	if r.opts.Decryptor != nil {
-		r.err = fmt.Errorf("encrypted column chunks: %w", errUnsupported)
-	}
 	r.popts.FileOffset = c.FileOffset
+	r.popts.Decryptor = c.Decryptor
 	r.popts.AssumeV2Compressed = c.AssumeV2Compressed
 	r.pages.Reset(c.Data, c.Codec, r.popts)
 	r.hasDict = false
@@ -263,7 +267,9 @@ func (r *Reader) nextDataPage() error {
 				return err
 			}
 		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
-			r.checkLocation(start)
+			if err := r.checkLocation(start); err != nil {
+				return r.fail(err)
+			}
 			r.dataPage++
 			return r.readPendingPage() // skip.go
 		default:
@@ -292,13 +298,24 @@ func (r *Reader) fail(err error) error {
 
 // checkLocation drops an offset index whose next entry is not the data
 // page at chunk offset start: skipping then falls back to reading pages.
-func (r *Reader) checkLocation(start int) {
+//
+// In a sparse chunk the index is the only map of Data: a data page where
+// it places none, or one it marks as left out, is an error.
+func (r *Reader) checkLocation(start int) error {
 	if r.locs == nil {
-		return
+		return nil
 	}
 	if r.dataPage >= len(r.locs) || r.locs[r.dataPage] == nil || r.locs[r.dataPage].Offset != r.popts.FileOffset+int64(start) {
+		if r.sparse {
+			return fmt.Errorf("data page %d is not where the offset index places it: %w", r.dataPage, errCorrupt)
+		}
 		r.locs = nil
+		return nil
 	}
+	if r.sparse && r.locs[r.dataPage].CompressedPageSize == 0 {
+		return fmt.Errorf("data page %d was not fetched (left out of a sparse chunk): %w", r.dataPage, errCorrupt)
+	}
+	return nil
 }
 
 // loadLevels decodes every level of data page p (flat columns: prepares

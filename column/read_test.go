@@ -559,32 +559,3 @@ func drain(r *column.Reader, col *metadata.Column) error {
 		}
 	}
 }
-
-// noDecryptor is a Decryptor that must never be called.
-type noDecryptor struct{ t *testing.T }
-
-func (d noDecryptor) PageHeader([]byte, bool, int) ([]byte, int, error) {
-	d.t.Fatal("PageHeader called")
-	return nil, 0, nil
-}
-
-func (d noDecryptor) Page([]byte, bool, int) ([]byte, error) {
-	d.t.Fatal("Page called")
-	return nil, nil
-}
-
-// TestDecryptorNotWired: until page decryption is wired, a Reader given a
-// Decryptor refuses every chunk instead of reading ciphertext as pages.
-func TestDecryptorNotWired(t *testing.T) {
-	s := spec{physical: parquet.Types.Int32, shape: optional, enc: parquet.Encodings.Plain, pageSize: 256, codec: compress.Codecs.Snappy, rows: 50, seed: 1}
-	col, chunk, _ := chunkOf(t, writeFile(t, s, generate(s)), false)
-	r := column.NewReader(col, column.ReaderOptions{Decryptor: noDecryptor{t}})
-	r.Reset(chunk)
-	var v column.Values
-	if _, _, err := r.Read(&v, 10, make([]int16, 10), nil); !errors.Is(err, pagecodec.ErrUnsupported) {
-		t.Fatalf("Read with a Decryptor: %v, want ErrUnsupported", err)
-	}
-	if _, err := r.SkipRecords(5); !errors.Is(err, pagecodec.ErrUnsupported) {
-		t.Fatalf("SkipRecords with a Decryptor: %v, want ErrUnsupported", err)
-	}
-}

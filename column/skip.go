@@ -94,6 +94,23 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 	}
 	for {
 		start := r.pages.Offset()
+		if k, next, ok := r.indexedPage(start); ok && k <= want-rows {
+			// The offset index says where the page ends: step over it
+			// without its header, whose bytes a filtered read may not
+			// have fetched.
+			if err := r.pages.SkipTo(next); err != nil {
+				r.err = err
+				return rows, err
+			}
+			r.dataPage++
+			r.page = nil
+			r.pageLen, r.pagePos = 0, 0
+			rows += k
+			if rows == want {
+				return rows, nil
+			}
+			continue
+		}
 		h, err := r.pages.NextHeader()
 		if err != nil {
 			if err != io.EOF {
@@ -115,7 +132,9 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 			r.pages.Skip()
 			continue
 		}
-		r.checkLocation(start)
+		if err := r.checkLocation(start); err != nil {
+			return rows, r.fail(err)
+		}
 		k := r.pageRows(h)
 		if k < 0 || k > want-rows {
 			// Read this page: its header is pending in the page reader.
@@ -131,6 +150,35 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 			return rows, nil
 		}
 	}
+}
+
+// indexedPage reports, when the offset index places data page r.dataPage at
+// chunk position start, its rows and the chunk position where it ends (the
+// next page's offset, which must equal start plus its compressed size).
+func (r *Reader) indexedPage(start int) (rows, next int, ok bool) {
+	if r.locs == nil || r.dataPage >= len(r.locs) {
+		return 0, 0, false
+	}
+	loc := r.locs[r.dataPage]
+	if loc == nil || loc.Offset != r.popts.FileOffset+int64(start) || loc.CompressedPageSize < 0 || loc.CompressedPageSize == 0 && !r.sparse {
+		return 0, 0, false
+	}
+	end := r.numRows
+	if r.dataPage+1 < len(r.locs) {
+		nl := r.locs[r.dataPage+1]
+		if nl == nil || nl.Offset != loc.Offset+int64(loc.CompressedPageSize) {
+			return 0, 0, false
+		}
+		end = nl.FirstRowIndex
+	}
+	if end < loc.FirstRowIndex || loc.FirstRowIndex < 0 {
+		return 0, 0, false
+	}
+	next = start + int(loc.CompressedPageSize)
+	if next > r.chunkLen {
+		return 0, 0, false
+	}
+	return int(end - loc.FirstRowIndex), next, true
 }
 
 // pageRows returns the rows of the data page with header h, the next in

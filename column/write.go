@@ -203,12 +203,21 @@ func NewWriter(col *metadata.Column, opts WriterOptions) (*Writer, error) {
 	return w, nil
 }
 
+// SetEncryptor makes the column chunk being written an encrypted one
+// (Parquet modular encryption): e encrypts its page headers and pages
+// (package encryption's ChunkEncryptor for the chunk's row group and
+// column). Call it after Reset, before the chunk's first page; Reset goes
+// back to plaintext pages. The chunk's sizes, its offset index and
+// TotalCompressedSize count the modules.
+func (w *Writer) SetEncryptor(e pagecodec.Encryptor) { w.pw.SetEncryptor(e) }
+
 // Column returns the column the Writer writes.
 func (w *Writer) Column() *metadata.Column { return w.col }
 
 // Reset starts a new column chunk: the pages, statistics, dictionary and
 // bloom filter of the last one are dropped (the page buffer is kept).
 func (w *Writer) Reset() {
+	w.pw.SetEncryptor(nil)
 	ch := &w.chunk
 	ch.pages, ch.locs = ch.pages[:0], ch.locs[:0]
 	ch.rows, ch.levels, ch.uncompressed, ch.unencoded = 0, 0, 0, 0

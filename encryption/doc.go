@@ -40,7 +40,8 @@
 // metadata (for the footer) and nothing above it; it never does I/O beyond
 // the io.ReaderAt given to [ReadFooter].
 //
-// Non-goals for now: wiring into the arrowpq reader and writer and the CLI
-// (see docs/encryption.md), key rotation, and KMS clients other than the
-// in-memory test KMS.
+// The arrowpq reader and writer, pqflight and the CLI read and write
+// encrypted files through this package (arrowpq.ReadOptions.Decryption,
+// WriteOptions.Encryption). Non-goals for now: key rotation, and KMS
+// clients other than the in-memory test KMS (docs/encryption.md).
 package encryption

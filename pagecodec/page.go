@@ -70,6 +70,9 @@ type PageReaderOptions struct {
 	// stored and uncompressed value sizes differ is also decompressed with
 	// the chunk's codec, because it cannot be stored as is.
 	AssumeV2Compressed bool
+	// Decryptor, when set, decrypts the header and body modules of an
+	// encrypted column chunk (see decrypt.go).
+	Decryptor Decryptor
 }
 
 // Page is one page of a column chunk as returned by [PageReader.Next] or
@@ -125,6 +128,11 @@ type PageReader struct {
 	bodyPos int // start of the current body
 	err     error
 
+	// dataPages counts the data page headers passed: the page ordinal of
+	// an encrypted chunk's module AADs. plain holds decrypted bodies.
+	dataPages int
+	plain     []byte
+
 	mem   thrift.TMemoryBuffer
 	proto *thrift.TCompactProtocol
 	conf  thrift.TConfiguration
@@ -141,6 +149,7 @@ func (r *PageReader) Reset(chunk []byte, codec format.CompressionCodec, opts Pag
 	}
 	r.chunk, r.codec, r.opts = chunk, codec, opts
 	r.pos, r.ordinal, r.hdr, r.hdrPos, r.err = 0, 0, nil, -1, nil
+	r.dataPages = 0
 }
 
 // Offset returns the chunk-relative position of the next page header.
@@ -175,7 +184,14 @@ func (r *PageReader) NextHeader() (*format.PageHeader, error) {
 	if len(src) > maxHeaderSize {
 		src = src[:maxHeaderSize]
 	}
-	hdr, n, err := r.parseHeader(src)
+	var hdr *format.PageHeader
+	var n int
+	var err error
+	if r.opts.Decryptor != nil {
+		hdr, n, err = r.decryptHeader(src)
+	} else {
+		hdr, n, err = r.parseHeader(src)
+	}
 	if err != nil {
 		return nil, r.fail(err)
 	}
@@ -262,8 +278,38 @@ func (r *PageReader) Skip() {
 		return
 	}
 	r.pos = r.bodyPos + int(r.hdr.CompressedPageSize)
+	r.passPage()
+}
+
+// passPage ends the current page: the next header follows it.
+func (r *PageReader) passPage() {
+	if r.hdr.Type != format.PageType_DICTIONARY_PAGE {
+		r.dataPages++
+	}
 	r.hdr, r.hdrPos = nil, -1
 	r.ordinal++
+}
+
+// SkipTo steps to chunk-relative position pos, at or after the next page
+// header, without reading what lies between: the caller knows from an
+// offset index that pos starts a page (column.Reader.SkipRecords skips
+// pages whose bytes were never fetched). It counts one page skipped.
+func (r *PageReader) SkipTo(pos int) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.hdrPos >= 0 {
+		r.Skip()
+	}
+	if pos < r.pos || pos > len(r.chunk) {
+		return r.fail(errCorrupt("page offset %d outside [%d, %d]", pos, r.pos, len(r.chunk)))
+	}
+	r.pos = pos
+	// The offset index lists data pages only: the page stepped over is a
+	// data page, which an encrypted chunk's module AADs count.
+	r.ordinal++
+	r.dataPages++
+	return nil
 }
 
 // Next returns the next dictionary or data page, skipping index pages and
@@ -307,7 +353,13 @@ func (r *PageReader) Read() (*Page, error) {
 			return nil, r.fail(&checksumError{got: got, want: uint32(*h.Crc)})
 		}
 	}
+	stored := len(body)
 	var err error
+	if r.opts.Decryptor != nil {
+		if body, err = r.decryptBody(body); err != nil {
+			return nil, r.fail(err)
+		}
+	}
 	switch h.Type {
 	case format.PageType_DICTIONARY_PAGE:
 		d := h.DictionaryPageHeader
@@ -321,9 +373,8 @@ func (r *PageReader) Read() (*Page, error) {
 	if err != nil {
 		return nil, r.fail(err)
 	}
-	r.pos = r.bodyPos + len(body)
-	r.hdr, r.hdrPos = nil, -1
-	r.ordinal++
+	r.pos = r.bodyPos + stored
+	r.passPage()
 	return p, nil
 }
 
@@ -431,6 +482,11 @@ func (r *PageReader) readV2(p *Page, body []byte) error {
 	p.NumValues = p.NumLevels - p.NumNulls
 	p.RepetitionLevelEncoding, p.DefinitionLevelEncoding = format.Encoding_RLE, format.Encoding_RLE
 	rl, dl := int(d.RepetitionLevelsByteLength), int(d.DefinitionLevelsByteLength)
+	if rl+dl > len(body) {
+		// Checked against compressed_page_size with the header; a
+		// decrypted body is shorter than its module.
+		return errCorrupt("DATA_PAGE_V2 levels of %d bytes in a page body of %d", rl+dl, len(body))
+	}
 	p.RepetitionLevels = body[:rl]
 	p.DefinitionLevels = body[rl : rl+dl]
 	values := body[rl+dl:]

@@ -99,6 +99,30 @@ type PageWriter struct {
 	body  []byte // stored body
 	mem   thrift.TMemoryBuffer
 	proto *thrift.TCompactProtocol
+
+	// enc encrypts the pages of an encrypted column chunk; dataPages
+	// counts its data pages (their AAD ordinal), frame and hframe hold
+	// the body and header modules.
+	enc           Encryptor
+	dataPages     int
+	frame, hframe []byte
+}
+
+// Encryptor encrypts the page header and page body modules of one column
+// chunk (Parquet modular encryption; package encryption's ChunkEncryptor
+// implements it). Each method appends the module's frame to dst.
+type Encryptor interface {
+	PageHeader(dst, header []byte, dictionary bool, pageOrdinal int) ([]byte, error)
+	Page(dst, body []byte, dictionary bool, pageOrdinal int) ([]byte, error)
+}
+
+// SetEncryptor makes the pages written from now on, up to the next call,
+// the pages of an encrypted column chunk: the (compressed) body becomes a
+// body module, compressed_page_size its size and the CRC that of the
+// module as stored, and the serialized header a header module. Data pages
+// are numbered from 0 again. A nil e writes plaintext pages.
+func (w *PageWriter) SetEncryptor(e Encryptor) {
+	w.enc, w.dataPages = e, 0
 }
 
 // NewPageWriter returns a writer for pages of one column chunk codec.
@@ -117,10 +141,24 @@ func (w *PageWriter) finish(dst []byte, h *format.PageHeader, uncompressed int) 
 	if uncompressed > math.MaxInt32 || len(w.body) > math.MaxInt32 {
 		return dst, WrittenPage{}, errLimit("page of %d bytes", max(uncompressed, len(w.body)))
 	}
+	stored := w.body
+	dict := h.Type == format.PageType_DICTIONARY_PAGE
+	var err error
+	if w.enc != nil {
+		if w.frame, err = w.enc.Page(w.frame[:0], w.body, dict, w.dataPages); err != nil {
+			return dst, WrittenPage{}, err
+		}
+		if len(w.frame) > math.MaxInt32 {
+			return dst, WrittenPage{}, errLimit("encrypted page of %d bytes", len(w.frame))
+		}
+		stored = w.frame
+	}
 	h.UncompressedPageSize = int32(uncompressed)
-	h.CompressedPageSize = int32(len(w.body))
+	h.CompressedPageSize = int32(len(stored))
 	if !w.opts.SkipCRC {
-		crc := int32(crc32.ChecksumIEEE(w.body))
+		// The CRC of the page as stored: after compression and
+		// encryption (parquet.thrift, PageHeader.crc).
+		crc := int32(crc32.ChecksumIEEE(stored))
 		h.Crc = &crc
 	}
 	w.mem.Reset()
@@ -128,9 +166,18 @@ func (w *PageWriter) finish(dst []byte, h *format.PageHeader, uncompressed int) 
 		return dst, WrittenPage{}, err
 	}
 	hdr := w.mem.Bytes()
+	if w.enc != nil {
+		if w.hframe, err = w.enc.PageHeader(w.hframe[:0], hdr, dict, w.dataPages); err != nil {
+			return dst, WrittenPage{}, err
+		}
+		hdr = w.hframe
+		if !dict {
+			w.dataPages++
+		}
+	}
 	dst = append(dst, hdr...)
-	dst = append(dst, w.body...)
-	return dst, WrittenPage{HeaderSize: len(hdr), CompressedSize: len(w.body), UncompressedSize: uncompressed}, nil
+	dst = append(dst, stored...)
+	return dst, WrittenPage{HeaderSize: len(hdr), CompressedSize: len(stored), UncompressedSize: uncompressed}, nil
 }
 
 // AppendDataPageV1 appends the header and body of a DATA_PAGE to dst.

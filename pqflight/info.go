@@ -107,6 +107,19 @@ func (s *Server) info(ctx context.Context, t *Ticket, d *flight.FlightDescriptor
 			rowGroups[i] = i
 		}
 	}
+	if t.Filter != "" {
+		// Only the row groups that may match, as the read would prune them.
+		plans, err := r.Explain()
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "pqflight: %s: %v", t.Path, err)
+		}
+		rowGroups = rowGroups[:0:0]
+		for _, p := range plans {
+			if len(p.Read) > 0 {
+				rowGroups = append(rowGroups, p.RowGroup)
+			}
+		}
+	}
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(r.Schema(), s.alloc),
 		FlightDescriptor: d,
@@ -118,7 +131,7 @@ func (s *Server) info(ctx context.Context, t *Ticket, d *flight.FlightDescriptor
 		if len(group) == 0 {
 			return
 		}
-		et := Ticket{Path: t.Path, RowGroups: group, Columns: t.Columns}
+		et := Ticket{Path: t.Path, RowGroups: group, Columns: t.Columns, Filter: t.Filter}
 		ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: encodeTicket(&et)}}
 		locs := s.opts.Locations
 		if s.opts.EndpointLocations != nil {
@@ -141,5 +154,8 @@ func (s *Server) info(ctx context.Context, t *Ticket, d *flight.FlightDescriptor
 		groupBytes += g.TotalByteSize
 	}
 	flush()
+	if t.Filter != "" {
+		info.TotalRecords = -1 // unknown before the rows are evaluated
+	}
 	return info, nil
 }

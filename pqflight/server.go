@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
-	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/encryption"
 )
 
 // Options configures a [Server]. The zero value allows DoPut of new files
@@ -81,6 +81,10 @@ type Options struct {
 	// is serialized before the next is read) and memory.DefaultAllocator
 	// for batches received.
 	Allocator memory.Allocator
+	// Decryption holds the keys of the encrypted files the server reads
+	// (arrowpq.ReadOptions.Decryption); nil serves encrypted files as far
+	// as no key is needed.
+	Decryption *encryption.DecryptionOptions
 }
 
 // The defaults of the DoPut limits of [Options].
@@ -245,16 +249,25 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, fi
 		// slice of it, so the pool's contract holds (docs/flight.md).
 		RecycleBuffers: s.opts.Allocator == nil,
 		Context:        ctx,
+		Decryption:     s.opts.Decryption,
 	}
 	if len(t.RowGroups) > 0 {
 		opts.RowGroups = t.RowGroups
+	}
+	if t.Filter != "" {
+		p, perr := arrowpq.ParseFilter(t.Filter)
+		if perr != nil {
+			f.Close()
+			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, perr)
+		}
+		opts.Filter = p
 	}
 	r, err := arrowpq.NewReader(f, size, opts)
 	if err == nil {
 		return r, f, nil
 	}
 	defer f.Close()
-	file, ferr := metadata.ReadFooter(f, size)
+	file, _, ferr := encryption.ReadFooter(f, size, s.opts.Decryption)
 	if ferr != nil {
 		return nil, nil, status.Errorf(readCode(ferr), "pqflight: %s: %v", t.Path, ferr)
 	}
@@ -263,8 +276,16 @@ func (s *Server) openReader(ctx context.Context, t *Ticket) (*arrowpq.Reader, fi
 			return nil, nil, status.Errorf(codes.NotFound, "pqflight: %s: row group %d does not exist: the file has %d", t.Path, rg, len(file.Meta.RowGroups))
 		}
 	}
+	if opts.Filter != nil {
+		// A filter naming a column the file lacks, or comparing it with a
+		// value of another type, is the request's fault.
+		if all, aerr := arrowpq.NewReader(f, size, &arrowpq.ReadOptions{RowGroups: opts.RowGroups, Columns: t.Columns, Context: ctx}); aerr == nil {
+			all.Close()
+			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, err)
+		}
+	}
 	if len(t.Columns) > 0 {
-		if all, aerr := arrowpq.NewReader(f, size, &arrowpq.ReadOptions{RowGroups: opts.RowGroups, Context: ctx}); aerr == nil {
+		if all, aerr := arrowpq.NewReader(f, size, &arrowpq.ReadOptions{RowGroups: opts.RowGroups, Context: ctx, Decryption: s.opts.Decryption}); aerr == nil {
 			all.Close()
 			return nil, nil, status.Errorf(codes.InvalidArgument, "pqflight: %s: %v", t.Path, err)
 		}

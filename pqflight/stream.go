@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
@@ -92,7 +93,13 @@ func readCode(err error) codes.Code {
 		return codes.DataLoss
 	case errors.Is(err, metadata.ErrLimit), errors.Is(err, pagecodec.ErrLimit):
 		return codes.ResourceExhausted
-	case errors.Is(err, metadata.ErrEncrypted), errors.Is(err, metadata.ErrUnsupported), errors.Is(err, pagecodec.ErrUnsupported):
+	case errors.Is(err, metadata.ErrEncrypted):
+		// The server lacks a key (Options.Decryption) or the AAD prefix.
+		return codes.FailedPrecondition
+	case errors.Is(err, encryption.ErrAuthentication):
+		// A wrong key, or tampered data: the file does not authenticate.
+		return codes.DataLoss
+	case errors.Is(err, metadata.ErrUnsupported), errors.Is(err, pagecodec.ErrUnsupported):
 		return codes.Unimplemented
 	}
 	return codes.Internal

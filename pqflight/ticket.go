@@ -16,7 +16,7 @@ import (
 // Ticket says what a DoGet streams: which file, which row groups and which
 // columns. It travels as JSON, for example
 //
-//	{"path":"sales/2024.parquet","row_groups":[2,3],"columns":["id","address.city"]}
+//	{"path":"sales/2024.parquet","row_groups":[2,3],"columns":["id","address.city"],"filter":"id > 100"}
 //
 // The same JSON in a CMD descriptor asks GetFlightInfo and GetSchema for a
 // projection (row groups and columns), and the tickets of the returned
@@ -31,6 +31,11 @@ type Ticket struct {
 	// Columns selects columns by top-level name or dotted path, as
 	// arrowpq.ReadOptions.Columns; empty means all.
 	Columns []string `json:"columns,omitempty"`
+	// Filter keeps only the rows where it is TRUE, in the syntax of
+	// arrowpq.ParseFilter ("l_orderkey BETWEEN 100 AND 200"): DoGet reads
+	// with it as arrowpq.ReadOptions.Filter, and GetFlightInfo returns only
+	// the endpoints of row groups that may match. Empty means every row.
+	Filter string `json:"filter,omitempty"`
 }
 
 // PutCommand is the JSON of a DoPut CMD descriptor, for example

@@ -43,7 +43,7 @@ func init() {
 					h := metadata.XXHash64(b)
 					var sb strings.Builder
 					for rg := range p.meta.Meta.RowGroups {
-						bf, err := metadata.ReadBloomFilter(p.fh, p.meta, rg, c.Index)
+						bf, err := metadata.ReadEncryptedBloomFilter(p.fh, p.meta, rg, c.Index, p.indexDecryptor(rg, c.Index))
 						switch {
 						case errors.Is(err, metadata.ErrNoBloomFilter):
 							fmt.Fprintf(&sb, "row group %d: no bloom filter\n", rg)

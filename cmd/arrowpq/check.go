@@ -300,15 +300,15 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	}
 	order := metadata.ColumnOrder(f, c.Index)
 	comparable := metadata.SortOrder(c) != metadata.OrderUndefined
-	ci, cierr := metadata.ReadColumnIndex(p.fh, f, rg, c.Index)
+	ci, cierr := metadata.ReadEncryptedColumnIndex(p.fh, f, rg, c.Index, p.indexDecryptor(rg, c.Index))
 	if cierr != nil {
 		ck.add(rg, path, -1, -1, "%s", localText(cierr, rg, path))
 	}
-	oi, oierr := metadata.ReadOffsetIndex(p.fh, f, rg, c.Index)
+	oi, oierr := metadata.ReadEncryptedOffsetIndex(p.fh, f, rg, c.Index, p.indexDecryptor(rg, c.Index))
 	if oierr != nil {
 		ck.add(rg, path, -1, -1, "%s", localText(oierr, rg, path))
 	}
-	bf, bferr := metadata.ReadBloomFilter(p.fh, f, rg, c.Index)
+	bf, bferr := metadata.ReadEncryptedBloomFilter(p.fh, f, rg, c.Index, p.indexDecryptor(rg, c.Index))
 	if bferr != nil {
 		if !errors.Is(bferr, metadata.ErrNoBloomFilter) {
 			ck.add(rg, path, -1, -1, "%s", localText(bferr, rg, path))
@@ -328,7 +328,8 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		off, end int64 // file offsets of the header and of the end of the body
 	}
 	var spans []pageSpan
-	r := pageReader(c, md, chunk, off)
+	dec := p.pageDecryptor(rg, c.Index)
+	r := pageReader(c, md, chunk, off, dec)
 	for {
 		h, err := r.NextHeader()
 		if err != nil {
@@ -361,7 +362,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	}
 	pages := len(spans)
 	dataPage := 0 // index of the next data page in the page index
-	dp := newDataPages(c, md, chunk, off, true)
+	dp := newDataPages(c, md, chunk, off, true, dec)
 	for {
 		pd, err := dp.nextWithEmpty(func(ord int) bool {
 			if ord >= len(spans) {
@@ -590,7 +591,7 @@ type nullCounts struct{ all, leaf int64 }
 // PARQUET-816 bug), or 0.
 func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64) int64 {
 	const slack = 256 // a dictionary page header is well under this
-	r := pageReader(c, md, chunk, off)
+	r := pageReader(c, md, chunk, off, p.pageDecryptor(rg, c.Index))
 	for {
 		_, err := r.NextHeader()
 		if err == io.EOF {
@@ -604,7 +605,7 @@ func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMet
 	if err != nil || len(padded) <= len(chunk) {
 		return 0
 	}
-	r = pageReader(c, md, padded, off)
+	r = pageReader(c, md, padded, off, p.pageDecryptor(rg, c.Index))
 	for {
 		_, err := r.NextHeader()
 		if err != nil {

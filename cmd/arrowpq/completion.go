@@ -78,6 +78,7 @@ func completionTable() []completionCommand {
 		case ok:
 			cc.summary, _, _ = strings.Cut(c.summary, "\n")
 			fs := flag.NewFlagSet(n, flag.ContinueOnError)
+			registerCryptFlags(fs, n) // as newFlagSet does
 			c.setup(fs)
 			fs.VisitAll(func(f *flag.Flag) {
 				usage, _, _ := strings.Cut(f.Usage, "\n")

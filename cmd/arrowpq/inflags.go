@@ -13,6 +13,7 @@ type inputFlags struct {
 	nulls      listFlag
 	sampleRows int
 	schema     string
+	where      string
 	read       readFlags
 	text       textOptions // filled by options
 }
@@ -24,6 +25,7 @@ func (f *inputFlags) register(fs *flag.FlagSet, csvOut bool) {
 	fs.Var(&f.nulls, "null", `CSV: a string read as null; repeat for several (default: only the empty string, as DuckDB; --null NA --null "" for R's)`)
 	fs.IntVar(&f.sampleRows, "sample-rows", defaultSampleRows, "CSV and JSON: rows read to infer the column types")
 	fs.StringVar(&f.schema, "schema", "", "CSV and JSON: the columns, instead of inferring them: a Parquet schema in the text notation of 'arrowpq schema' or Arrow schema JSON ({\"fields\":[...]}, Arrow's integration-test form), inline or in a file; or a Parquet or Arrow file whose schema to use")
+	fs.StringVar(&f.where, "where", "", `keep only the rows where this filter is true, e.g. "l_orderkey BETWEEN 100 AND 200 AND l_shipmode IN ('AIR','MAIL')" (SQL-like: = != < <= > >= BETWEEN IN IS [NOT] NULL LIKE 'prefix%' AND OR NOT); Parquet input skips row groups and pages that cannot match (see explain)`)
 	f.read.register(fs)
 }
 
@@ -43,6 +45,9 @@ func (f *inputFlags) options() (*sourceOptions, error) {
 	}
 	o := &sourceOptions{from: from, text: f.text}
 	f.read.apply(&o.read)
+	if err := setWhere(&o.read, f.where); err != nil {
+		return nil, &usageError{err.Error()}
+	}
 	if f.schema != "" {
 		if o.schema, err = loadSchema(f.schema); err != nil {
 			return nil, fmt.Errorf("--schema: %w", err)

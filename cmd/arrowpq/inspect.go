@@ -261,7 +261,7 @@ func writePages(w io.Writer, p *parquetFile, c *metadata.Column, width int) erro
 			errs = append(errs, fmt.Sprintf("row group %d: %v", rg, err))
 			continue
 		}
-		r := pageReader(c, md, chunk, off)
+		r := pageReader(c, md, chunk, off, p.pageDecryptor(rg, c.Index))
 		for i := 0; ; i++ {
 			h, err := r.NextHeader()
 			if err == io.EOF {
@@ -334,7 +334,7 @@ func writeDictionary(w io.Writer, p *parquetFile, c *metadata.Column, limit, wid
 		if err != nil {
 			return fmt.Errorf("row group %d, column %s: %w", rg, c.DottedPath, err)
 		}
-		r := pageReader(c, md, chunk, off)
+		r := pageReader(c, md, chunk, off, p.pageDecryptor(rg, c.Index))
 		h, err := r.NextHeader()
 		if err == io.EOF || err == nil && h.Type != format.PageType_DICTIONARY_PAGE {
 			fmt.Fprintf(w, "row group %d: no dictionary page\n", rg)
@@ -345,7 +345,7 @@ func writeDictionary(w io.Writer, p *parquetFile, c *metadata.Column, limit, wid
 		}
 		pageOff := off + int64(r.Offset())
 		r.Skip()
-		vals, err := readDictionary(c, md, chunk, off, r.Offset())
+		vals, err := readDictionary(c, md, chunk, off, r.Offset(), p.pageDecryptor(rg, c.Index))
 		if err != nil {
 			return fmt.Errorf("row group %d, column %s: %w", rg, c.DottedPath, err)
 		}
@@ -369,8 +369,8 @@ func writeDictionary(w io.Writer, p *parquetFile, c *metadata.Column, limit, wid
 
 func writeColumnIndex(w io.Writer, p *parquetFile, c *metadata.Column, width int) error {
 	for rg, g := range p.meta.Meta.RowGroups {
-		ci, cerr := metadata.ReadColumnIndex(p.fh, p.meta, rg, c.Index)
-		oi, oerr := metadata.ReadOffsetIndex(p.fh, p.meta, rg, c.Index)
+		ci, cerr := metadata.ReadEncryptedColumnIndex(p.fh, p.meta, rg, c.Index, p.indexDecryptor(rg, c.Index))
+		oi, oerr := metadata.ReadEncryptedOffsetIndex(p.fh, p.meta, rg, c.Index, p.indexDecryptor(rg, c.Index))
 		fmt.Fprintf(w, "row group %d, %s\n", rg, plural(g.NumRows, "row"))
 		var head string
 		switch {

@@ -118,6 +118,7 @@ var longFlagRE = regexp.MustCompile(`(?m)^(  )-(\w\w)`)
 func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(out)
+	registerCryptFlags(fs, c.name) // cryptflags.go
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: arrowpq %s %s\n\n%s\n", c.name, c.usage, c.summary)

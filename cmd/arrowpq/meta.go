@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,10 +33,22 @@ func init() {
 				}
 				for i, name := range names {
 					f, err := openFooter(name)
+					enc, ierr := inspectEncryption(name) // cryptflags.go
 					if err != nil {
+						if ierr == nil && enc != nil && enc.Footer == "encrypted" && errors.Is(err, metadata.ErrEncrypted) {
+							if i > 0 && !*asJSON {
+								io.WriteString(out, "\n")
+							}
+							if err := metaEncrypted(out, name, enc, *asJSON); err != nil {
+								return err
+							}
+							continue
+						}
 						return err
 					}
 					m := describeFile(name, f)
+					m.Encryption = enc
+					addEncryptedColumns(enc, f)
 					if *asJSON {
 						enc := json.NewEncoder(out)
 						enc.SetIndent("", "  ")
@@ -110,6 +123,8 @@ type fileMeta struct {
 	Columns    int            `json:"num_columns"`
 	KeyValue   []keyValue     `json:"key_value,omitempty"`
 	RowGroups  []rowGroupMeta `json:"row_groups"`
+	// Encryption says how the file is encrypted (cryptflags.go).
+	Encryption *encryptionMeta `json:"encryption,omitempty"`
 }
 
 type keyValue struct {
@@ -243,6 +258,9 @@ func writeMetaText(w io.Writer, m *fileMeta, width int) error {
 	fact("rows", rows)
 	fact("leaf cols", strconv.Itoa(m.Columns))
 	fact("row groups", strconv.Itoa(len(m.RowGroups)))
+	if m.Encryption != nil {
+		writeEncryptionText(&b, m.Encryption)
+	}
 	if len(m.KeyValue) == 0 {
 		fact("key/value", "(none)")
 	} else {

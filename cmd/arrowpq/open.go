@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/internal/localfile"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/objstore"
@@ -106,6 +107,7 @@ func inputPath(name string) (path string, cleanup func(), err error) {
 
 // openReader opens the Parquet input called name for reading rows.
 func openReader(ctx context.Context, name string, opts *arrowpq.ReadOptions) (*arrowpq.Reader, func() error, error) {
+	opts = withDecryption(opts) // cryptflags.go
 	in, err := openInput(ctx, name, true)
 	if err != nil {
 		return nil, nil, err
@@ -149,12 +151,12 @@ func openParquet(name string) (*parquetFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := metadata.ReadFooter(in.ra, in.size)
+	f, dec, err := encryption.ReadFooter(in.ra, in.size, cliCrypt.decryption())
 	if err != nil {
 		in.close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &parquetFile{path: name, fh: in.ra, closer: in.close, meta: f}, nil
+	return &parquetFile{path: name, fh: in.ra, closer: in.close, meta: f, dec: dec}, nil
 }
 
 // createOutput opens path for writing a whole file at once, with the

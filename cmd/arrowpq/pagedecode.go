@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/arrowpq/arrowpq/column"
+	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -44,6 +45,7 @@ type parquetFile struct {
 	fh     io.ReaderAt
 	closer func() error
 	meta   *metadata.File
+	dec    *encryption.FileDecryptor // nil: not encrypted (cryptflags.go)
 }
 
 func (p *parquetFile) Close() error { return p.closer() }
@@ -92,23 +94,24 @@ func (p *parquetFile) chunkBytesPad(rg, col int, pad int64) ([]byte, int64, *for
 }
 
 // pageReader starts a PageReader on a chunk read by chunkBytes, for walks
-// over page headers (NextHeader, Skip).
-func pageReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64) *pagecodec.PageReader {
+// over page headers (NextHeader, Skip). dec decrypts the pages of an
+// encrypted chunk (parquetFile.pageDecryptor).
+func pageReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, dec pagecodec.Decryptor) *pagecodec.PageReader {
 	var r pagecodec.PageReader
 	r.Reset(chunk, md.Codec, pagecodec.PageReaderOptions{
 		FileOffset: off, MaxDefinitionLevel: c.MaxDef, MaxRepetitionLevel: c.MaxRep,
-		MaxPageSize: maxPageSize, SkipCRC: true,
+		MaxPageSize: maxPageSize, SkipCRC: true, Decryptor: dec,
 	})
 	return &r
 }
 
 // columnReader starts a column.Reader on a chunk read by chunkBytes (or a
-// prefix of it).
-func columnReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool) *column.Reader {
+// prefix of it); dec as for pageReader.
+func columnReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool, dec column.Decryptor) *column.Reader {
 	r := column.NewReader(c, column.ReaderOptions{
 		MaxPageSize: maxPageSize, SkipChecksums: skipCRC, BatchRows: levelBatch, MaxByteArrayData: maxValueBytes,
 	})
-	r.Reset(column.Chunk{Data: chunk, FileOffset: off, Codec: md.Codec, NumValues: md.NumValues})
+	r.Reset(column.Chunk{Data: chunk, FileOffset: off, Codec: md.Codec, NumValues: md.NumValues, Decryptor: dec})
 	return r
 }
 
@@ -146,8 +149,8 @@ func (p *plainValues) at(i int) []byte {
 // readDictionary decodes the dictionary page that ends at chunk[end]
 // (the first page of the chunk) through column.Reader, given only that
 // page so that the data pages after it are not read.
-func readDictionary(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, end int) (*plainValues, error) {
-	r := columnReader(c, md, chunk[:end], off, false)
+func readDictionary(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, end int, dec column.Decryptor) (*plainValues, error) {
+	r := columnReader(c, md, chunk[:end], off, false, dec)
 	if _, err := r.Remaining(); err != io.EOF {
 		if err == nil {
 			err = fmt.Errorf("a data page where the dictionary page was: %w", pagecodec.ErrCorrupt)
@@ -189,9 +192,9 @@ type dataPages struct {
 	seen  int // the ordinal after the last page returned
 }
 
-func newDataPages(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool) *dataPages {
+func newDataPages(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool, dec column.Decryptor) *dataPages {
 	return &dataPages{
-		r:   columnReader(c, md, chunk, off, skipCRC),
+		r:   columnReader(c, md, chunk, off, skipCRC, dec),
 		def: make([]int16, levelBatch),
 		rep: make([]int16, levelBatch),
 	}

@@ -38,6 +38,7 @@ func (rf *readFlags) apply(opts *arrowpq.ReadOptions) {
 	opts.Int96Unit = arrow.TimeUnit(rf.int96Unit)
 	opts.SkipChecksums = rf.skipChecksums
 	opts.MaxPageSize = int(rf.maxPageSize)
+	opts.Decryption = cliCrypt.decryption() // cryptflags.go
 }
 
 // timeUnitFlag is the value of --int96-unit.
@@ -166,5 +167,5 @@ func flagHint(err error, fs *flag.FlagSet) string {
 		}
 		return " (use --int96-unit us)"
 	}
-	return ""
+	return cryptHint(err, fs) // cryptflags.go
 }

@@ -105,6 +105,7 @@ func serveDir(dir string, cfg *serveConfig, out io.Writer, stop <-chan os.Signal
 		EndpointBytes:  cfg.endpointBytes,
 		BatchSize:      cfg.batchSize,
 		Locations:      cfg.locations,
+		Decryption:     cliCrypt.decryption(), // cryptflags.go
 	})
 	if err != nil {
 		return err

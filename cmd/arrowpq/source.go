@@ -75,7 +75,7 @@ func formatOfExt(path string) string {
 // formatOfMagic returns the format whose magic head starts with, or "".
 func formatOfMagic(head []byte) string {
 	switch {
-	case len(head) >= 4 && string(head[:4]) == "PAR1":
+	case len(head) >= 4 && (string(head[:4]) == "PAR1" || string(head[:4]) == "PARE"): // PARE: encrypted footer
 		return fmtParquet
 	case len(head) >= 6 && string(head[:6]) == "ARROW1":
 		return fmtArrow
@@ -171,6 +171,9 @@ func openSource(ctx context.Context, name string, opts *sourceOptions) (*batchSo
 		in.close()
 		return nil, err
 	}
+	if src, err = filterSource(src, opts.read.Filter); err != nil {
+		return nil, err
+	}
 	return selectColumns(src, opts.read.Columns)
 }
 
@@ -257,6 +260,10 @@ func openStreamSource(in *input, format string, opts *sourceOptions) (*batchSour
 		src.size = in.size
 	}
 	src.done = func() int64 { return cr.n }
+	if src, err = filterSource(src, opts.read.Filter); err != nil {
+		in.close()
+		return nil, err
+	}
 	if src, err = selectColumns(src, opts.read.Columns); err != nil {
 		in.close()
 		return nil, err
@@ -314,6 +321,9 @@ func openParquetSource(ctx context.Context, in *input, opts *sourceOptions) (*ba
 		}
 	}
 	total := r.NumRows()
+	if ropts.Filter != nil || ropts.Rows != nil {
+		total = -1 // known once read
+	}
 	var rows int64
 	return &batchSource{name: in.name, schema: r.Schema(), kv: kv, total: total, size: in.size,
 		done: func() int64 {

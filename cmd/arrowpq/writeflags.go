@@ -28,8 +28,9 @@ type writeFlags struct {
 	sizeStats     toggleFlag
 	checksums     toggleFlag
 	arrowSchema   toggleFlag
-	blooms        listFlag // COL[:NDV[:FPP]]
-	columns       listFlag // COL:key=value,...
+	blooms        listFlag     // COL[:NDV[:FPP]]
+	columns       listFlag     // COL:key=value,...
+	encrypt       encryptFlags // cryptflags.go
 }
 
 func (wf *writeFlags) register(fs *flag.FlagSet) {
@@ -54,6 +55,7 @@ func (wf *writeFlags) register(fs *flag.FlagSet) {
 		"types (uuid, json) as their storage or logical type, timestamp time zones as UTC, dictionary and\n"+
 		"view types as plain arrays, unsigned and small integers as their Parquet logical type only")
 	fs.Var(&wf.blooms, "bloom", "write a bloom filter for column `COL[:NDV[:FPP]]` (NDV: distinct values, default 1000000; FPP: false-positive probability, default 0.01); repeat for more columns")
+	wf.encrypt.register(fs)
 	fs.Var(&wf.columns, "column", "options of one column: `COL:key=value[,key=value...]` with keys compression, level, dictionary (on/off), encoding, statistics (on/off), page-index (on/off), bloom (NDV), bloom-fpp; COL is a dotted leaf path or a top-level name; repeat for more columns")
 }
 
@@ -85,6 +87,9 @@ func (wf *writeFlags) apply() (*arrowpq.WriteOptions, error) {
 		SizeStatistics:      arrowpq.Toggle(wf.sizeStats),
 		PageChecksums:       arrowpq.Toggle(wf.checksums),
 		ArrowSchema:         arrowpq.Toggle(wf.arrowSchema),
+	}
+	if o.Encryption, err = wf.encrypt.options(); err != nil {
+		return nil, err
 	}
 	if wf.encoding != "" {
 		if o.Encoding, err = arrowpq.ParseEncoding(wf.encoding); err != nil {

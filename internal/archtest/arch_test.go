@@ -38,10 +38,10 @@ var allowed = map[string][]string{
 	"column":                {"pagecodec", "levels", "metadata", "metadata/format", "internal/bitpack"},
 	"typemap":               {"metadata", "metadata/format"},
 	"encryption":            {"metadata", "metadata/format"},
-	"arrowpq":               {"column", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore", "internal/localfile"},
-	"pqflight":              {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec"},
+	"arrowpq":               {"column", "encryption", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore", "internal/localfile"},
+	"pqflight":              {"arrowpq", "encryption", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
-	"cmd/arrowpq":           {"arrowpq", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "column", "objstore", "internal/arrowjson", "internal/localfile"},
+	"cmd/arrowpq":           {"arrowpq", "encryption", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "column", "objstore", "internal/arrowjson", "internal/localfile"},
 }
 
 // testHelpers may be imported by the test files of any package: they exist
@@ -53,14 +53,17 @@ var testHelpers = []string{"internal/testshared", "internal/oracle", "internal/c
 // testAlsoAllowed lists test imports beyond a package's own list and the
 // helpers, each with its reason.
 var testAlsoAllowed = map[string][]string{
+	// The column reader's decryption tests encrypt chunks page by page.
+	"column": {"encryption"},
 	// forge's tests read the forged files with the reader they target.
 	"internal/forge": {"arrowpq"},
 	// The object-storage tests write the benchmark datasets to MinIO.
 	"arrowpq": {"benchmarks"},
 	// convert's round trips run over the benchmark datasets.
 	"cmd/arrowpq": {"benchmarks"},
-	// The remote-read benchmark reads through objstore's range source.
-	"benchmarks": {"objstore"},
+	// The remote-read benchmark reads through objstore's range source;
+	// the encrypted-read benchmark decrypts with a footer key.
+	"benchmarks": {"objstore", "encryption"},
 }
 
 // arrowUsers may import arrow-go in product code; no product package may
