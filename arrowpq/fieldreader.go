@@ -204,16 +204,9 @@ func (fr *fieldReader) buildFlat(f *typemap.Field, numRows int) (arrow.Array, er
 		}
 		return fr.leafArray(f, lr, s)
 	case typemap.Struct:
-		children := make([]arrow.ArrayData, len(f.Children))
-		for i, c := range f.Children {
-			arr, err := fr.build(c, numRows)
-			if err != nil {
-				releaseAll(children[:i])
-				return nil, err
-			}
-			children[i] = arr.Data()
-			children[i].Retain()
-			arr.Release()
+		children, err := fr.buildChildren(f, numRows)
+		if err != nil {
+			return nil, err
 		}
 		return structArray(fr.mem, f.Arrow.Type, numRows, valid, nullCount, children), nil
 	}
@@ -243,12 +236,7 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		if err != nil {
 			return nil, lr.wrap(err)
 		}
-		if ext != nil {
-			wrapped := array.NewExtensionArrayWithStorage(ext, arr)
-			arr.Release()
-			arr = wrapped
-		}
-		return arr, nil
+		return asExtension(ext, arr), nil
 	}
 	arr, err := buildLeaf(fr.mem, f.Conv, dt, &lr.dense, s, fr.int96)
 	if err != nil {
@@ -270,12 +258,7 @@ func (fr *fieldReader) leafArray(f *typemap.Field, lr *leafReader, s slots) (arr
 		}
 		arr = enc
 	}
-	if ext != nil {
-		wrapped := array.NewExtensionArrayWithStorage(ext, arr)
-		arr.Release()
-		arr = wrapped
-	}
-	return arr, nil
+	return asExtension(ext, arr), nil
 }
 
 // dictionaryArray builds a dictionary array from the batch's indices and
@@ -309,21 +292,15 @@ func (fr *fieldReader) dictionaryArray(f *typemap.Field, lr *leafReader, dt *arr
 		castInts(wide, idx)
 		dense = int64Bytes(wide)
 	case 2:
-		narrow := make([]int16, len(idx))
-		for i, x := range idx {
-			if x > 1<<15-1 {
-				return nil, fmt.Errorf("dictionary index %d in %s: %w", x, dt.IndexType, errOutOfRange)
-			}
-			narrow[i] = int16(x)
+		narrow, err := narrowIndices[int16](idx, 1<<15-1, dt.IndexType)
+		if err != nil {
+			return nil, err
 		}
 		dense = arrow.Int16Traits.CastToBytes(narrow)
 	case 1:
-		narrow := make([]int8, len(idx))
-		for i, x := range idx {
-			if x > 1<<7-1 {
-				return nil, fmt.Errorf("dictionary index %d in %s: %w", x, dt.IndexType, errOutOfRange)
-			}
-			narrow[i] = int8(x)
+		narrow, err := narrowIndices[int8](idx, 1<<7-1, dt.IndexType)
+		if err != nil {
+			return nil, err
 		}
 		dense = arrow.Int8Traits.CastToBytes(narrow)
 	}
@@ -418,13 +395,8 @@ func structArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, n
 		validBuf.Release()
 	}
 	defer data.Release()
-	arr := array.MakeFromData(data)
-	if e, ok := dt.(arrow.ExtensionType); ok {
-		wrapped := array.NewExtensionArrayWithStorage(e, arr)
-		arr.Release()
-		return wrapped
-	}
-	return arr
+	ext, _ := dt.(arrow.ExtensionType)
+	return asExtension(ext, array.MakeFromData(data))
 }
 
 // buildNested assembles fields whose leaves repeat (lists and maps): each
@@ -468,16 +440,9 @@ func (fr *fieldReader) build(f *typemap.Field, n int) (arrow.Array, error) {
 		}
 		return fr.leafArray(f, lr, slots{n: n, valid: bm, nullCount: nulls})
 	case typemap.Struct:
-		children := make([]arrow.ArrayData, 0, len(f.Children))
-		for _, c := range f.Children {
-			arr, err := fr.build(c, n)
-			if err != nil {
-				releaseAll(children)
-				return nil, err
-			}
-			children = append(children, arr.Data())
-			arr.Data().Retain()
-			arr.Release()
+		children, err := fr.buildChildren(f, n)
+		if err != nil {
+			return nil, err
 		}
 		return structArray(fr.mem, f.Arrow.Type, n, valid, nullCount, children), nil
 	case typemap.List, typemap.Map:
@@ -560,16 +525,9 @@ func (fr *fieldReader) mapArray(f *typemap.Field, n int, valid []byte, nullCount
 	if !ok {
 		return nil, fmt.Errorf("field %s: map field of Arrow type %s", f.Arrow.Name, dt)
 	}
-	children := make([]arrow.ArrayData, 0, 2)
-	for _, c := range f.Children {
-		arr, err := fr.build(c, childLen)
-		if err != nil {
-			releaseAll(children)
-			return nil, err
-		}
-		children = append(children, arr.Data())
-		arr.Data().Retain()
-		arr.Release()
+	children, err := fr.buildChildren(f, childLen)
+	if err != nil {
+		return nil, err
 	}
 	if len(children) > 0 && children[0].NullN() > 0 {
 		releaseAll(children)
@@ -584,13 +542,7 @@ func (fr *fieldReader) mapArray(f *typemap.Field, n int, valid []byte, nullCount
 	data := array.NewData(mt, n, []*memory.Buffer{validBuf, offBuf}, []arrow.ArrayData{entries}, nullCount, 0)
 	releaseBuffers(validBuf, offBuf)
 	defer data.Release()
-	arr := array.MakeFromData(data)
-	if ext != nil {
-		w := array.NewExtensionArrayWithStorage(ext, arr)
-		arr.Release()
-		return w, nil
-	}
-	return arr, nil
+	return asExtension(ext, array.MakeFromData(data)), nil
 }
 
 // listArray assembles a list of any Arrow flavour from int32 offsets.
@@ -662,13 +614,7 @@ func listArray(mem memory.Allocator, dt arrow.DataType, n int, valid []byte, nul
 	data := array.NewData(dt, n, bufs, []arrow.ArrayData{elem.Data()}, nullCount, 0)
 	releaseBuffers(bufs...)
 	defer data.Release()
-	arr := array.MakeFromData(data)
-	if ext != nil {
-		w := array.NewExtensionArrayWithStorage(ext, arr)
-		arr.Release()
-		return w, nil
-	}
-	return arr, nil
+	return asExtension(ext, array.MakeFromData(data)), nil
 }
 
 func sizesOf(offsets []int32) []int32 {
@@ -706,4 +652,46 @@ func releaseBuffers(bufs ...*memory.Buffer) {
 			b.Release()
 		}
 	}
+}
+
+// narrowIndices converts dictionary indices to the narrow index type T of
+// indexType; an index above limit (T's largest) does not fit.
+func narrowIndices[T int8 | int16](idx []int32, limit int32, indexType arrow.DataType) ([]T, error) {
+	narrow := make([]T, len(idx))
+	for i, x := range idx {
+		if x > limit {
+			return nil, fmt.Errorf("dictionary index %d in %s: %w", x, indexType, errOutOfRange)
+		}
+		narrow[i] = T(x)
+	}
+	return narrow, nil
+}
+
+// buildChildren builds the n slots of each child of f; the caller owns
+// the data returned (nothing is left held on an error).
+func (fr *fieldReader) buildChildren(f *typemap.Field, n int) ([]arrow.ArrayData, error) {
+	children := make([]arrow.ArrayData, 0, len(f.Children))
+	for _, c := range f.Children {
+		arr, err := fr.build(c, n)
+		if err != nil {
+			releaseAll(children)
+			return nil, err
+		}
+		children = append(children, arr.Data())
+		arr.Data().Retain()
+		arr.Release()
+	}
+	return children, nil
+}
+
+// asExtension returns arr, an extension type's storage, as an array of
+// ext, or arr itself when ext is nil. It takes over the caller's reference
+// to arr.
+func asExtension(ext arrow.ExtensionType, arr arrow.Array) arrow.Array {
+	if ext == nil {
+		return arr
+	}
+	w := array.NewExtensionArrayWithStorage(ext, arr)
+	arr.Release()
+	return w
 }

@@ -100,7 +100,11 @@ func (p *bufferPool) allocate(size int) []byte {
 
 // Reallocate grows or shrinks b to size, keeping its content; new bytes are
 // zero.
-func (p *bufferPool) Reallocate(size int, b []byte) []byte {
+func (p *bufferPool) Reallocate(size int, b []byte) []byte { return reallocate(p, size, b) }
+
+// reallocate is a Reallocate over a's Allocate and Free: in place within
+// b's capacity, else a new buffer with b's content, b freed.
+func reallocate(a memory.Allocator, size int, b []byte) []byte {
 	if size <= cap(b) {
 		old := len(b)
 		b = b[:size]
@@ -109,9 +113,9 @@ func (p *bufferPool) Reallocate(size int, b []byte) []byte {
 		}
 		return b
 	}
-	nb := p.Allocate(size)
+	nb := a.Allocate(size)
 	copy(nb, b)
-	p.Free(b)
+	a.Free(b)
 	return nb
 }
 
@@ -171,19 +175,7 @@ func (freshAllocator) Allocate(size int) []byte {
 	return make([]byte, size)
 }
 
-func (a freshAllocator) Reallocate(size int, b []byte) []byte {
-	if size <= cap(b) {
-		old := len(b)
-		b = b[:size]
-		if size > old {
-			clear(b[old:])
-		}
-		return b
-	}
-	nb := a.Allocate(size)
-	copy(nb, b)
-	return nb
-}
+func (a freshAllocator) Reallocate(size int, b []byte) []byte { return reallocate(a, size, b) }
 
 func (freshAllocator) Free([]byte) {}
 

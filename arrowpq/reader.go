@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/arrowpq/arrowpq/encryption"
+	"github.com/arrowpq/arrowpq/internal/localfile"
 	"github.com/arrowpq/arrowpq/metadata"
 )
 
@@ -55,20 +55,14 @@ type Reader struct {
 // OpenFile opens the Parquet file at path. Close the Reader to close the
 // file. opts may be nil.
 func OpenFile(path string, opts *ReadOptions) (*Reader, error) {
-	f, err := os.Open(path)
+	f, size, err := localfile.Open(path)
+	if errors.Is(err, localfile.ErrIsDir) {
+		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: localfile.ErrIsDir}
+	}
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: errors.New("is a directory")}
-	}
-	r, err := newReader(f, st.Size(), path, opts)
+	r, err := newReader(f, size, path, opts)
 	if err != nil {
 		f.Close()
 		return nil, err

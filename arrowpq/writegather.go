@@ -99,6 +99,13 @@ func gatherConv[D, S int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | ui
 	return dst
 }
 
+// gatherScaled gathers src at idx into *dst (its scratch), each value
+// multiplied by mul, failing on one that overflows T.
+func gatherScaled[T int32 | int64](dst *[]T, src []T, idx []int64, mul int64) error {
+	*dst = gatherConv(*dst, src, idx)
+	return scaleUp(*dst, *dst, mul)
+}
+
 func view[T any](contig bool, scratch *[]T, src []T, idx []int64) []T {
 	if contig {
 		return src[idx[0] : idx[len(idx)-1]+1]
@@ -315,8 +322,7 @@ func (c *columnWriter) gatherInt32(arr arrow.Array, idx []int64) error {
 				g.s.Int32[i] = int32(q)
 			}
 		default: // time32(s) -> TIME(MILLIS)
-			g.s.Int32 = gatherConv(g.s.Int32, typed(arrow.Int32Traits.CastFromBytes, d), idx)
-			if err := scaleUp(g.s.Int32, g.s.Int32, c.conv.Mul); err != nil {
+			if err := gatherScaled(&g.s.Int32, typed(arrow.Int32Traits.CastFromBytes, d), idx, c.conv.Mul); err != nil {
 				return err
 			}
 		}
@@ -336,8 +342,7 @@ func (c *columnWriter) gatherInt64(arr arrow.Array, idx []int64) error {
 		g.v.Int64 = view(g.contig(idx), &g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
 		return nil
 	case typemap.Scale:
-		g.s.Int64 = gatherConv(g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx)
-		if err := scaleUp(g.s.Int64, g.s.Int64, c.conv.Mul); err != nil {
+		if err := gatherScaled(&g.s.Int64, typed(arrow.Int64Traits.CastFromBytes, d), idx, c.conv.Mul); err != nil {
 			return err
 		}
 		g.v.Int64 = g.s.Int64

@@ -261,43 +261,33 @@ func (r *Reader) nextDataPage() error {
 			}
 			return err
 		}
-		isData := h.Type == format.PageType_DATA_PAGE || h.Type == format.PageType_DATA_PAGE_V2
-		if !isData && h.Type != format.PageType_DICTIONARY_PAGE {
-			r.pages.Skip() // index pages and unknown types carry no rows
-			continue
-		}
-		if isData {
+		switch h.Type {
+		case format.PageType_DICTIONARY_PAGE:
+			if err := r.readDictionaryPage(); err != nil {
+				return err
+			}
+		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
 			if err := r.checkLocation(start); err != nil {
 				return r.fail(err)
 			}
 			r.dataPage++
+			return r.readPendingPage() // skip.go
+		default:
+			r.pages.Skip() // index pages and unknown types carry no rows
 		}
-		p, err := r.pages.Read()
-		if err != nil {
-			r.page = nil
-			r.err = err
-			return err
-		}
-		r.pagesRead++
-		r.page = p
-		if p.Type == format.PageType_DICTIONARY_PAGE {
-			if r.hasDict {
-				return r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
-			}
-			if err := r.decodeDictionary(p); err != nil {
-				return r.fail(err)
-			}
-			r.hasDict = true
-			continue
-		}
-		if err := r.loadLevels(p); err != nil {
-			return r.fail(err)
-		}
-		if err := r.dec.reset(r, p); err != nil {
-			return r.fail(err)
-		}
-		return nil
 	}
+}
+
+// startDataPage makes data page p the current page: its levels and its
+// values' decoder.
+func (r *Reader) startDataPage(p *pagecodec.Page) error {
+	if err := r.loadLevels(p); err != nil {
+		return r.fail(err)
+	}
+	if err := r.dec.reset(r, p); err != nil {
+		return r.fail(err)
+	}
+	return nil
 }
 
 // fail makes err sticky, located at the current page.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata/format"
+	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
 // SkipRecords steps over the next n records (rows) of the chunk and
@@ -210,13 +211,10 @@ func (r *Reader) pageRows(h *format.PageHeader) int {
 
 // readDictionaryPage reads the dictionary page whose header is pending.
 func (r *Reader) readDictionaryPage() error {
-	p, err := r.pages.Read()
+	p, err := r.readPage()
 	if err != nil {
-		r.err = err
 		return err
 	}
-	r.pagesRead++
-	r.page = p
 	if r.hasDict {
 		return r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
 	}
@@ -230,21 +228,25 @@ func (r *Reader) readDictionaryPage() error {
 
 // readPendingPage reads and loads the data page whose header is pending.
 func (r *Reader) readPendingPage() error {
+	p, err := r.readPage()
+	if err != nil {
+		return err
+	}
+	return r.startDataPage(p)
+}
+
+// readPage reads the body of the page whose header is pending and makes
+// it the current page; a failure is sticky.
+func (r *Reader) readPage() (*pagecodec.Page, error) {
 	p, err := r.pages.Read()
 	if err != nil {
 		r.page = nil
 		r.err = err
-		return err
+		return nil, err
 	}
 	r.pagesRead++
 	r.page = p
-	if err := r.loadLevels(p); err != nil {
-		return r.fail(err)
-	}
-	if err := r.dec.reset(r, p); err != nil {
-		return r.fail(err)
-	}
-	return nil
+	return p, nil
 }
 
 // dropLevels consumes the next k levels of the page and decodes and drops

@@ -530,6 +530,10 @@ func (t *columnType) decode(b []byte) (Value, error) {
 	return v, nil
 }
 
+// PlainSize is the PLAIN size of one value of c as statistics and bloom
+// filters hold it (a BOOLEAN one byte), or -1 for BYTE_ARRAY.
+func (c *Column) PlainSize() int { return physicalSize(c.Physical, int(c.TypeLength)) }
+
 // physicalSize is the PLAIN size of one value of a fixed-width physical
 // type, or -1 for BYTE_ARRAY.
 func physicalSize(p format.Type, width int) int {

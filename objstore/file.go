@@ -3,7 +3,8 @@ package objstore
 import (
 	"context"
 	"io"
-	"os"
+
+	"github.com/arrowpq/arrowpq/internal/localfile"
 )
 
 // ReaderAtFetcher is a [Fetcher] over an io.ReaderAt of known size: a local
@@ -54,18 +55,9 @@ func (f *ReaderAtFetcher) Close() error {
 
 // NewFileFetcher opens the local file path.
 func NewFileFetcher(path string) (*ReaderAtFetcher, error) {
-	fh, err := os.Open(path)
+	fh, size, err := localfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		fh.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: errIsDir}
-	}
-	return NewReaderAtFetcher(fh, st.Size()), nil
+	return NewReaderAtFetcher(fh, size), nil
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 )
 
-var errIsDir = errors.New("is a directory")
-
 // HTTPFetcher is a [Fetcher] for an http(s) URL: GET with a Range header,
 // answered by 206 Partial Content (http.ServeContent, S3 presigned URLs,
 // most static file servers and CDNs do).

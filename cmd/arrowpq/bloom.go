@@ -67,11 +67,8 @@ func init() {
 // parseValue turns text into the PLAIN bytes of a value of column c: what
 // a bloom filter hashes.
 func parseValue(c *metadata.Column, text string) ([]byte, error) {
-	w := fixedWidth(c)
-	probe := make([]byte, max(w, 0))
-	if w < 0 {
-		probe = []byte{0}
-	}
+	w := max(c.PlainSize(), 0) // 0 for BYTE_ARRAY
+	probe := make([]byte, w)
 	// The kind, unit and scale of the column, from a zero value of its type.
 	kind, err := metadata.DecodeValue(c, probe)
 	if err != nil {

@@ -317,31 +317,29 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 	}
 	bloomMissing, bloomFirst := 0, ""
 
-	r := pageReader(c, md, chunk, off, true, p.pageDecryptor(rg, c.Index))
+	// First the page headers: CRCs, sizes, where the dictionary page is.
+	// The pages' levels and values come next, through column.Reader,
+	// which reports a header that does not parse at its page.
 	var tot chunkTotals
 	tot.dictOffset, tot.firstData = -1, -1
-	var dict *valueList
 	var uncompressed int64
-	dataPage := 0 // index of the next data page in the page index
-	pages := 0
+	type pageSpan struct {
+		h        *format.PageHeader
+		off, end int64 // file offsets of the header and of the end of the body
+	}
+	var spans []pageSpan
+	dec := p.pageDecryptor(rg, c.Index)
+	r := pageReader(c, md, chunk, off, dec)
 	for {
 		h, err := r.NextHeader()
-		if err == io.EOF {
+		if err != nil {
 			break
 		}
+		ord := len(spans)
 		hdrOff := off + int64(r.Offset())
-		if err != nil {
-			ck.pageError(rg, path, err)
-			return pages, md.TotalCompressedSize
-		}
-		pages++
-		pg, err := r.Read()
-		if err != nil {
-			ck.pageError(rg, path, err)
-			return pages, md.TotalCompressedSize
-		}
-		ord := pg.Ordinal
+		r.Skip()
 		end := r.Offset()
+		spans = append(spans, pageSpan{h, hdrOff, off + int64(end)})
 		hdrLen := int64(end) - int64(h.CompressedPageSize) - (hdrOff - off)
 		uncompressed += hdrLen + int64(h.UncompressedPageSize)
 		if h.Crc != nil {
@@ -350,34 +348,47 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 				ck.add(rg, path, ord, hdrOff, "page CRC-32 is %08x, the header says %08x", got, uint32(*h.Crc))
 			}
 		}
-		switch pg.Type {
+		switch h.Type {
 		case format.PageType_DICTIONARY_PAGE:
 			if tot.dictOffset >= 0 || tot.firstData >= 0 {
 				ck.add(rg, path, ord, hdrOff, "a dictionary page that is not the first page of the chunk")
 			}
 			tot.dictOffset = hdrOff
-			dict, err = decodePlain(c, pg.Values, pg.NumValues)
-			if err != nil {
-				ck.add(rg, path, ord, hdrOff, "dictionary page: %v", err)
-				dict = nil
-			}
-			continue
 		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
-		default:
-			continue
+			if tot.firstData < 0 {
+				tot.firstData = hdrOff
+			}
 		}
-		if tot.firstData < 0 {
-			tot.firstData = hdrOff
+	}
+	pages := len(spans)
+	dataPage := 0 // index of the next data page in the page index
+	dp := newDataPages(c, md, chunk, off, true, dec)
+	for {
+		pd, err := dp.nextWithEmpty(func(ord int) bool {
+			if ord >= len(spans) {
+				return false
+			}
+			t := spans[ord].h.Type
+			return t == format.PageType_DATA_PAGE || t == format.PageType_DATA_PAGE_V2
+		}, len(spans))
+		if err == io.EOF {
+			break
 		}
-		pd, err := decodeDataPage(c, pg, dict)
 		if err != nil {
-			ck.add(rg, path, ord, hdrOff, "%v", err)
+			ck.pageError(rg, path, err)
 			return pages, md.TotalCompressedSize
 		}
+		if pd.ordinal >= len(spans) {
+			ck.add(rg, path, pd.ordinal, pd.offset, "a data page the header walk did not find")
+			return pages, md.TotalCompressedSize
+		}
+		pd.offset = spans[pd.ordinal].off
+		ord, hdrOff, h := pd.ordinal, pd.offset, spans[pd.ordinal].h
+		end := int(spans[pd.ordinal].end - off)
 		// A chunk starts with a row; a page that starts inside a row
 		// cannot be found through the offset index, and a DATA_PAGE_V2
 		// must not (it counts num_rows).
-		if pd.firstRep != 0 && (dataPage == 0 || pg.Type == format.PageType_DATA_PAGE_V2 || oi != nil) {
+		if pd.firstRep != 0 && (dataPage == 0 || h.Type == format.PageType_DATA_PAGE_V2 || oi != nil) {
 			ck.add(rg, path, ord, hdrOff, "the page starts inside a row (first repetition level %d)", pd.firstRep)
 		}
 		tot.values += int64(pd.numLevels)
@@ -386,7 +397,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		var pmin, pmax metadata.Value
 		hasMinMax := false
 		if comparable {
-			pmin, pmax, hasMinMax = minMax(c, pd.values)
+			pmin, pmax, hasMinMax = minMax(c, &pd.values)
 			if hasMinMax {
 				if !tot.hasMinMax || metadata.CompareValues(pmin, tot.min) < 0 {
 					tot.min = pmin
@@ -409,7 +420,7 @@ func (ck *checker) chunk(p *parquetFile, rg int, c *metadata.Column, numRows int
 		}
 		// The page header: v2 counts, statistics.
 		var st *format.Statistics
-		if v2 := h.DataPageHeaderV2; pg.Type == format.PageType_DATA_PAGE_V2 && v2 != nil {
+		if v2 := h.DataPageHeaderV2; h.Type == format.PageType_DATA_PAGE_V2 && v2 != nil {
 			st = v2.Statistics
 			if int(v2.NumNulls) != pd.nulls {
 				ck.add(rg, path, ord, hdrOff, "num_nulls in the page header is %d, the page has %d nulls", v2.NumNulls, pd.nulls)
@@ -539,7 +550,7 @@ func (ck *checker) columnIndexPage(rg int, path string, ord int, off int64, c *m
 }
 
 // minMax returns the smallest and largest value of vals (NaN left out).
-func minMax(c *metadata.Column, vals *valueList) (lo, hi metadata.Value, ok bool) {
+func minMax(c *metadata.Column, vals *plainValues) (lo, hi metadata.Value, ok bool) {
 	for i := range vals.len() {
 		v, err := metadata.DecodeValue(c, vals.at(i))
 		if err != nil || v.Kind == metadata.KindFloat && math.IsNaN(v.Float) {
@@ -580,7 +591,7 @@ type nullCounts struct{ all, leaf int64 }
 // PARQUET-816 bug), or 0.
 func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64) int64 {
 	const slack = 256 // a dictionary page header is well under this
-	r := pageReader(c, md, chunk, off, true, p.pageDecryptor(rg, c.Index))
+	r := pageReader(c, md, chunk, off, p.pageDecryptor(rg, c.Index))
 	for {
 		_, err := r.NextHeader()
 		if err == io.EOF {
@@ -594,7 +605,7 @@ func parquet816(p *parquetFile, rg int, c *metadata.Column, md *format.ColumnMet
 	if err != nil || len(padded) <= len(chunk) {
 		return 0
 	}
-	r = pageReader(c, md, padded, off, true, p.pageDecryptor(rg, c.Index))
+	r = pageReader(c, md, padded, off, p.pageDecryptor(rg, c.Index))
 	for {
 		_, err := r.NextHeader()
 		if err != nil {

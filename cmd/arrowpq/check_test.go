@@ -441,3 +441,118 @@ func TestCheckNeverPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestCheckPageValueLimits lowers the bounds on the values of one page
+// that check materializes: a page beyond them is a located finding, not a
+// decode. checkedFile's pages hold 100 levels: column a 85 or 86 INT64
+// values (up to 688 bytes), column s 100 strings "vN" of 2 to 4 bytes.
+func TestCheckPageValueLimits(t *testing.T) {
+	data := checkedFile(t)
+	defer func(v, b int) { maxValues, maxValueBytes = v, b }(maxValues, maxValueBytes)
+	for _, tc := range []struct {
+		name          string
+		values, bytes int
+		want          []string
+	}{
+		{"values", 50, 1 << 20, []string{"row group 0, column a, page 0 at offset 4: more than 50 values", "column s, page 0 at offset"}},
+		{"bytes", 1 << 20, 200, []string{"row group 0, column a, page 0 at offset 4: more than 1048576 values or 200 bytes", "row group 0, column s, page 0 at offset"}},
+		{"enough", 100, 688, nil},
+		{"one-short", 100, 687, []string{"column a, page 1 at offset"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			maxValues, maxValueBytes = tc.values, tc.bytes
+			out, code := runCheck(t, data)
+			if tc.want == nil {
+				if code != 0 {
+					t.Errorf("exit %d, want 0:\n%s", code, out)
+				}
+				return
+			}
+			if code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckEmptyDataPage puts a data page of no values first in a chunk
+// with a column index (its entry included: a null page): column.Reader
+// steps over such a page, and check must still count it where the column
+// index does, or it would misplace every later entry. (An offset index
+// cannot hold it: metadata requires first_row_index to increase.)
+func TestCheckEmptyDataPage(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range 200 {
+		b.Append(int64(i))
+	}
+	arr := b.NewArray()
+	defer arr.Release()
+	rec := array.NewRecordBatch(sc, []arrow.Array{arr}, 200)
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := arrowpq.NewWriter(&buf, sc, &arrowpq.WriteOptions{
+		Compression: arrowpq.Uncompressed, Dictionary: arrowpq.Off, PageIndex: arrowpq.On, MaxRowsPerPage: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	f := footerOf(t, data)
+	ci, err := metadata.ReadColumnIndex(bytes.NewReader(data), f, 0, 0)
+	if err != nil || ci == nil || len(ci.NullPages) != 2 {
+		t.Fatalf("column index %v, %v; want 2 pages", ci, err)
+	}
+	md := f.Meta.RowGroups[0].Columns[0].MetaData
+	start, end := md.DataPageOffset, md.DataPageOffset+md.TotalCompressedSize
+
+	empty, err := metadata.Marshal(nil, &format.PageHeader{
+		Type: format.PageType_DATA_PAGE,
+		DataPageHeader: &format.DataPageHeader{NumValues: 0, Encoding: format.Encoding_PLAIN,
+			DefinitionLevelEncoding: format.Encoding_RLE, RepetitionLevelEncoding: format.Encoding_RLE},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := int64(len(empty))
+	out := append(append(append([]byte(nil), data[:start]...), empty...), data[start:end]...)
+	ci.NullPages = append([]bool{true}, ci.NullPages...)
+	ci.MinValues = append([][]byte{{}}, ci.MinValues...)
+	ci.MaxValues = append([][]byte{{}}, ci.MaxValues...)
+	if ci.NullCounts != nil {
+		ci.NullCounts = append([]int64{0}, ci.NullCounts...)
+	}
+	ib, err := metadata.Marshal(nil, ci)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := f.Meta.RowGroups[0].Columns[0]
+	ioff, ilen := int64(len(out)), int32(len(ib))
+	cc.ColumnIndexOffset, cc.ColumnIndexLength = &ioff, &ilen
+	cc.OffsetIndexOffset, cc.OffsetIndexLength = nil, nil
+	md.TotalCompressedSize += k
+	md.TotalUncompressedSize += k
+	if rg := f.Meta.RowGroups[0]; rg.TotalCompressedSize != nil {
+		*rg.TotalCompressedSize += k
+	}
+	f.Meta.RowGroups[0].TotalByteSize += k
+	out, err = metadata.AppendFooter(append(out, ib...), f.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCheck(t, out); code != 0 || !strings.Contains(out, "3 pages checked") {
+		t.Errorf("exit %d, want 0 with 3 pages checked:\n%s", code, out)
+	}
+}

@@ -146,27 +146,8 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 		dst, commit, abort = o, o.Commit, func() { o.Abort() }
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if format == fmtParquet {
-		opts.KeyValueMetadata = src.kv
-		w, err := arrowpq.NewWriter(bw, src.schema, opts)
-		if err != nil {
-			abort()
-			return nil, err
-		}
-		return &batchSink{write: w.Write,
-			close: func() error {
-				err := w.Close()
-				if err == nil {
-					err = bw.Flush()
-				}
-				if err != nil {
-					abort()
-					return err
-				}
-				return commit()
-			},
-			abort: func() { w.Abort(); abort() }}, nil
-	}
+	// finish closes the writer, then flushes and commits the output, or
+	// removes it on the first error.
 	finish := func(closeWriter func() error) error {
 		err := closeWriter()
 		if err == nil {
@@ -177,6 +158,16 @@ func openSink(path, format string, src *batchSource, opts *arrowpq.WriteOptions,
 			return err
 		}
 		return commit()
+	}
+	if format == fmtParquet {
+		opts.KeyValueMetadata = src.kv
+		w, err := arrowpq.NewWriter(bw, src.schema, opts)
+		if err != nil {
+			abort()
+			return nil, err
+		}
+		return &batchSink{write: w.Write, close: func() error { return finish(w.Close) },
+			abort: func() { w.Abort(); abort() }}, nil
 	}
 	switch format {
 	case fmtCSV, fmtTSV:

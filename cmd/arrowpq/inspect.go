@@ -23,10 +23,7 @@ func init() {
 		usage:   "FILE...",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			return func(args []string, out io.Writer) error {
-				if len(args) == 0 {
-					return &usageError{"want at least one FILE"}
-				}
-				args, err := expandInputs(args)
+				args, err := fileArgs(args)
 				if err != nil {
 					return err
 				}
@@ -61,10 +58,7 @@ func init() {
 		usage: "FILE...",
 		setup: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 			return func(args []string, out io.Writer) error {
-				if len(args) == 0 {
-					return &usageError{"want at least one FILE"}
-				}
-				names, err := expandInputs(args)
+				names, err := fileArgs(args)
 				if err != nil {
 					return err
 				}
@@ -267,7 +261,7 @@ func writePages(w io.Writer, p *parquetFile, c *metadata.Column, width int) erro
 			errs = append(errs, fmt.Sprintf("row group %d: %v", rg, err))
 			continue
 		}
-		r := pageReader(c, md, chunk, off, true, p.pageDecryptor(rg, c.Index))
+		r := pageReader(c, md, chunk, off, p.pageDecryptor(rg, c.Index))
 		for i := 0; ; i++ {
 			h, err := r.NextHeader()
 			if err == io.EOF {
@@ -340,7 +334,7 @@ func writeDictionary(w io.Writer, p *parquetFile, c *metadata.Column, limit, wid
 		if err != nil {
 			return fmt.Errorf("row group %d, column %s: %w", rg, c.DottedPath, err)
 		}
-		r := pageReader(c, md, chunk, off, false, p.pageDecryptor(rg, c.Index))
+		r := pageReader(c, md, chunk, off, p.pageDecryptor(rg, c.Index))
 		h, err := r.NextHeader()
 		if err == io.EOF || err == nil && h.Type != format.PageType_DICTIONARY_PAGE {
 			fmt.Fprintf(w, "row group %d: no dictionary page\n", rg)
@@ -350,16 +344,13 @@ func writeDictionary(w io.Writer, p *parquetFile, c *metadata.Column, limit, wid
 			return fmt.Errorf("row group %d, column %s: %w", rg, c.DottedPath, err)
 		}
 		pageOff := off + int64(r.Offset())
-		pg, err := r.Read()
+		r.Skip()
+		vals, err := readDictionary(c, md, chunk, off, r.Offset(), p.pageDecryptor(rg, c.Index))
 		if err != nil {
 			return fmt.Errorf("row group %d, column %s: %w", rg, c.DottedPath, err)
 		}
-		vals, err := decodePlain(c, pg.Values, pg.NumValues)
-		if err != nil {
-			return fmt.Errorf("row group %d, column %s, dictionary page at offset %d: %w", rg, c.DottedPath, pageOff, err)
-		}
 		fmt.Fprintf(w, "row group %d: dictionary page at offset %d, %d values\n", rg, pageOff, vals.len())
-		fmt.Fprintf(w, "  %d bytes, %d uncompressed (%s), %s\n", h.CompressedPageSize, h.UncompressedPageSize, md.Codec, pg.Encoding)
+		fmt.Fprintf(w, "  %d bytes, %d uncompressed (%s), %s\n", h.CompressedPageSize, h.UncompressedPageSize, md.Codec, h.GetDictionaryPageHeader().GetEncoding())
 		digits := len(strconv.Itoa(max(vals.len()-1, 0)))
 		for i := range vals.len() {
 			if limit > 0 && i == limit {

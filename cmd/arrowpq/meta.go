@@ -24,10 +24,7 @@ func init() {
 			asJSON := fs.Bool("json", false, "print JSON (one object per file, with full key/value values) instead of text")
 			summary := fs.Bool("summary", false, "one line per file (rows, row groups, columns, size, writer) and the totals, instead of every column chunk")
 			return func(args []string, out io.Writer) error {
-				if len(args) == 0 {
-					return &usageError{"want at least one FILE"}
-				}
-				names, err := expandInputs(args)
+				names, err := fileArgs(args)
 				if err != nil {
 					return err
 				}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/encryption"
+	"github.com/arrowpq/arrowpq/internal/localfile"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/objstore"
 )
@@ -50,20 +51,14 @@ func openInput(ctx context.Context, name string, seekable bool) (*input, error) 
 	if objstore.IsURL(name) {
 		return openURLInput(ctx, name) // url.go
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
+	f, size, err := localfile.Open(name)
+	if errors.Is(err, localfile.ErrIsDir) {
 		return nil, fmt.Errorf("%s is a directory, not a file", name)
 	}
-	return &input{name: name, path: name, ra: f, size: st.Size(), rd: f, close: f.Close}, nil
+	if err != nil {
+		return nil, err
+	}
+	return &input{name: name, path: name, ra: f, size: size, rd: f, close: f.Close}, nil
 }
 
 // spool copies what is left of a streamed input (r: in.rd, or a buffered
@@ -175,6 +170,14 @@ func createOutput(path string) (*arrowpq.OutputFile, error) {
 		err = fmt.Errorf("%s %w", path, err) // "OUT is a directory"
 	}
 	return o, err
+}
+
+// fileArgs is expandInputs for a command that wants at least one FILE.
+func fileArgs(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, &usageError{"want at least one FILE"}
+	}
+	return expandInputs(args)
 }
 
 // expandInputs turns the FILE arguments into the list of inputs: a

@@ -1,18 +1,22 @@
 package main
 
 // Reading one column chunk page by page for the inspection commands and
-// check: the chunk's bytes, each page's header, its levels and its values
-// turned into the bytes statistics and bloom filters are made of (the PLAIN
-// encoding of a value, byte arrays without their length prefix).
+// check: the chunk's bytes, each page's header (a pagecodec.PageReader walk),
+// and each data page's levels and values through column.Reader, which owns
+// the encoding × physical type dispatch and the limits on hostile pages. The
+// values are handed out as the bytes statistics and bloom filters are made
+// of (the PLAIN encoding of a value, byte arrays without their length
+// prefix).
 
 import (
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/encryption"
-	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -20,10 +24,19 @@ import (
 
 // maxValueBytes and maxValues bound the values of one page that are
 // materialized; a page header can announce billions of values in a few
-// bytes of RLE.
-const (
+// bytes of RLE. column.Reader bounds levels and values by the page's bytes
+// (and byte array data by MaxByteArrayData); these bound what this command
+// holds of one page whatever the page's size. maxPageSize admits the
+// largest pages of the corpus (large_string_map.brotli: two 1 GiB pages).
+// They are variables for the tests.
+var (
 	maxValueBytes = 256 << 20
 	maxValues     = 32 << 20
+)
+
+const (
+	maxPageSize = 1 << 30
+	levelBatch  = 64 << 10
 )
 
 // parquetFile is an open Parquet file with its footer.
@@ -80,148 +93,81 @@ func (p *parquetFile) chunkBytesPad(rg, col int, pad int64) ([]byte, int64, *for
 	return b, off, md, nil
 }
 
-// pageReader starts a PageReader on a chunk read by chunkBytes.
-// dec decrypts the pages of an encrypted chunk (parquetFile.pageDecryptor).
-func pageReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool, dec pagecodec.Decryptor) *pagecodec.PageReader {
+// pageReader starts a PageReader on a chunk read by chunkBytes, for walks
+// over page headers (NextHeader, Skip). dec decrypts the pages of an
+// encrypted chunk (parquetFile.pageDecryptor).
+func pageReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, dec pagecodec.Decryptor) *pagecodec.PageReader {
 	var r pagecodec.PageReader
 	r.Reset(chunk, md.Codec, pagecodec.PageReaderOptions{
 		FileOffset: off, MaxDefinitionLevel: c.MaxDef, MaxRepetitionLevel: c.MaxRep,
-		MaxPageSize: 1 << 30, SkipCRC: skipCRC, Decryptor: dec,
+		MaxPageSize: maxPageSize, SkipCRC: true, Decryptor: dec,
 	})
 	return &r
 }
 
-// valueList holds values as their PLAIN bytes, one after the other.
-type valueList struct {
-	data []byte
-	ends []int
-}
-
-func (v *valueList) len() int { return len(v.ends) }
-
-func (v *valueList) at(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = v.ends[i-1]
-	}
-	return v.data[start:v.ends[i]]
-}
-
-// check fails once the values take more than maxValueBytes.
-func (v *valueList) check() error {
-	if len(v.data) > maxValueBytes {
-		return fmt.Errorf("values of more than %d bytes in one page, more than this command decodes", maxValueBytes)
-	}
-	return nil
-}
-
-func (v *valueList) add(b []byte) {
-	v.data = append(v.data, b...)
-	v.ends = append(v.ends, len(v.data))
-}
-
-// fixedWidth is the PLAIN width of a value of c, or 0 for BYTE_ARRAY and -1
-// for BOOLEAN (bits).
-func fixedWidth(c *metadata.Column) int {
-	switch c.Physical {
-	case format.Type_BOOLEAN:
-		return -1
-	case format.Type_INT32, format.Type_FLOAT:
-		return 4
-	case format.Type_INT64, format.Type_DOUBLE:
-		return 8
-	case format.Type_INT96:
-		return 12
-	case format.Type_FIXED_LEN_BYTE_ARRAY:
-		return int(c.TypeLength)
-	}
-	return 0
-}
-
-// decodePlain decodes n PLAIN values of c (a dictionary page, or a data
-// page's values).
-func decodePlain(c *metadata.Column, src []byte, n int) (*valueList, error) {
-	var d pagecodec.PlainDecoder
-	d.Reset(src)
-	return decodeWith(c, n, src, func(vl *valueList, w int) error {
-		switch {
-		case w < 0:
-			bm := make([]byte, (n+7)/8)
-			if _, err := d.DecodeBoolean(bm, 0, n); err != nil {
-				return err
-			}
-			addBits(vl, bm, n)
-		case w == 0:
-			return decodeByteArrays(vl, n, d.DecodeByteArray)
-		default:
-			buf := make([]byte, n*w)
-			if _, err := d.DecodeFixedLenByteArray(buf, w); err != nil {
-				return err
-			}
-			addFixed(vl, buf, w)
-		}
-		return nil
+// columnReader starts a column.Reader on a chunk read by chunkBytes (or a
+// prefix of it); dec as for pageReader.
+func columnReader(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool, dec column.Decryptor) *column.Reader {
+	r := column.NewReader(c, column.ReaderOptions{
+		MaxPageSize: maxPageSize, SkipChecksums: skipCRC, BatchRows: levelBatch, MaxByteArrayData: maxValueBytes,
 	})
+	r.Reset(column.Chunk{Data: chunk, FileOffset: off, Codec: md.Codec, NumValues: md.NumValues, Decryptor: dec})
+	return r
 }
 
-// decodeWith checks the size of n values against the limit and the source
-// before fill allocates anything.
-func decodeWith(c *metadata.Column, n int, src []byte, fill func(*valueList, int) error) (*valueList, error) {
-	w := fixedWidth(c)
-	if c.Physical == format.Type_FIXED_LEN_BYTE_ARRAY && w <= 0 {
-		return nil, fmt.Errorf("FIXED_LEN_BYTE_ARRAY of width %d", w)
+// plainValues hands out decoded values as their PLAIN bytes.
+type plainValues struct {
+	v   *column.Values
+	buf [8]byte
+}
+
+func (p *plainValues) len() int { return p.v.N }
+
+// at returns value i as its PLAIN bytes (a BOOLEAN as one byte 0 or 1).
+// The bytes of INT32, INT64, FLOAT, DOUBLE and BOOLEAN values are valid
+// until the next call; the others alias the Values.
+func (p *plainValues) at(i int) []byte {
+	v := p.v
+	switch v.Physical {
+	case format.Type_BOOLEAN:
+		p.buf[0] = v.Bits[i/8] >> (i % 8) & 1
+		return p.buf[:1]
+	case format.Type_INT32:
+		return binary.LittleEndian.AppendUint32(p.buf[:0], uint32(v.Int32[i]))
+	case format.Type_INT64:
+		return binary.LittleEndian.AppendUint64(p.buf[:0], uint64(v.Int64[i]))
+	case format.Type_FLOAT:
+		return binary.LittleEndian.AppendUint32(p.buf[:0], math.Float32bits(v.Float32[i]))
+	case format.Type_DOUBLE:
+		return binary.LittleEndian.AppendUint64(p.buf[:0], math.Float64bits(v.Float64[i]))
+	case format.Type_BYTE_ARRAY:
+		return v.Data[v.Offsets[i]:v.Offsets[i+1]]
 	}
-	if n < 0 || n > maxValues || int64(n)*int64(max(w, 1)) > maxValueBytes {
-		return nil, fmt.Errorf("%d values in one page, more than this command decodes (%d values, %d bytes)", n, maxValues, maxValueBytes)
-	}
-	vl := &valueList{ends: make([]int, 0, min(n, len(src)*8+1))}
-	if err := fill(vl, w); err != nil {
+	return v.Fixed[i*v.Width : (i+1)*v.Width]
+}
+
+// readDictionary decodes the dictionary page that ends at chunk[end]
+// (the first page of the chunk) through column.Reader, given only that
+// page so that the data pages after it are not read.
+func readDictionary(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, end int, dec column.Decryptor) (*plainValues, error) {
+	r := columnReader(c, md, chunk[:end], off, false, dec)
+	if _, err := r.Remaining(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("a data page where the dictionary page was: %w", pagecodec.ErrCorrupt)
+		}
 		return nil, err
 	}
-	return vl, nil
-}
-
-func addBits(vl *valueList, bm []byte, n int) {
-	for i := range n {
-		vl.add([]byte{bm[i/8] >> (i % 8) & 1})
+	dict, ok := r.Dictionary()
+	if !ok {
+		return nil, fmt.Errorf("no dictionary decoded: %w", pagecodec.ErrCorrupt)
 	}
-}
-
-// decodeByteArrays decodes n byte arrays in batches, so that the values
-// of a page stop at maxValueBytes whatever their lengths.
-func decodeByteArrays(vl *valueList, n int, decode func([]int32, []byte, int) ([]int32, []byte, error)) error {
-	offs := []int32{0}
-	var data []byte
-	for done := 0; done < n; {
-		k := min(n-done, 4096)
-		var err error
-		offs, data, err = decode(offs[:1], data[:0], k)
-		if err != nil {
-			return err
-		}
-		addOffsets(vl, offs, data)
-		if err := vl.check(); err != nil {
-			return err
-		}
-		done += k
-	}
-	return nil
-}
-
-func addOffsets(vl *valueList, offs []int32, data []byte) {
-	for i := 1; i < len(offs); i++ {
-		vl.add(data[offs[i-1]:offs[i]])
-	}
-}
-
-func addFixed(vl *valueList, buf []byte, w int) {
-	for i := 0; i+w <= len(buf); i += w {
-		vl.add(buf[i : i+w])
-	}
+	return &plainValues{v: dict}, nil
 }
 
 // pageData is what a data page holds once decoded.
 type pageData struct {
+	ordinal   int   // the page's position in the chunk, every page counted
+	offset    int64 // the file offset of its header
 	numLevels int
 	nulls     int // levels below the max definition level
 	// leafNulls counts only the levels one below the max of an optional
@@ -231,192 +177,126 @@ type pageData struct {
 	leafNulls int
 	rows      int // levels with repetition level 0
 	firstRep  int // the repetition level of the first level, 0 without
-	values    *valueList
+	values    plainValues
 }
 
-// decodeDataPage decodes the levels and values of a data page of c; dict
-// holds the chunk's dictionary, if any.
-func decodeDataPage(c *metadata.Column, p *pagecodec.Page, dict *valueList) (*pageData, error) {
-	pd := &pageData{numLevels: p.NumLevels, rows: p.NumLevels}
-	var buf [4096]int16
-	count := func(src []byte, enc format.Encoding, maxLevel int16, f func([]int16)) error {
-		var d levels.Decoder
-		var err error
-		if enc == format.Encoding_BIT_PACKED {
-			_, err = d.ResetBitPacked(src, maxLevel, p.NumLevels)
-		} else {
-			err = d.ResetRLE(src, maxLevel, p.NumLevels)
-		}
-		if err != nil {
-			return err
-		}
-		for d.Remaining() > 0 {
-			n, err := d.Decode(buf[:])
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return errors.New("levels end early")
-			}
-			f(buf[:n])
-		}
-		return nil
+// dataPages reads the data pages of one chunk through a column.Reader.
+type dataPages struct {
+	r        *column.Reader
+	def, rep []int16
+
+	// For nextWithEmpty: a page decoded ahead of the data pages without
+	// levels before it, which column.Reader steps over.
+	ahead *pageData
+	done  bool
+	seen  int // the ordinal after the last page returned
+}
+
+func newDataPages(c *metadata.Column, md *format.ColumnMetaData, chunk []byte, off int64, skipCRC bool, dec column.Decryptor) *dataPages {
+	return &dataPages{
+		r:   columnReader(c, md, chunk, off, skipCRC, dec),
+		def: make([]int16, levelBatch),
+		rep: make([]int16, levelBatch),
 	}
-	if c.MaxDef > 0 {
-		err := count(p.DefinitionLevels, p.DefinitionLevelEncoding, c.MaxDef, func(l []int16) {
-			for _, v := range l {
+}
+
+// next decodes the next data page (the dictionary page on the way is
+// decoded by the reader). It returns io.EOF after the last one; errors
+// are *pagecodec.PageError. Each page gets values of its own, so that
+// what a caller keeps of one page (a min or max) stays valid.
+func (d *dataPages) next() (*pageData, error) {
+	left, err := d.r.Remaining()
+	if err != nil {
+		return nil, err
+	}
+	c := d.r.Column()
+	pd := &pageData{numLevels: left, rows: left, values: plainValues{v: new(column.Values)}}
+	pd.ordinal, pd.offset = d.r.Location()
+	pd.values.v.Reset(c)
+	if c.MaxRep > 0 {
+		pd.rows = 0
+	}
+	leafNull := c.MaxDef - 1
+	if c.Node.Repetition != format.FieldRepetitionType_OPTIONAL {
+		leafNull = -1
+	}
+	w := int64(max(c.PlainSize(), 1))
+	for first := true; left > 0; first = false {
+		// In steps of levelBatch levels, each within the page, so that
+		// the values held stop at the limits whatever the page announces.
+		nl, _, err := d.r.Read(pd.values.v, min(left, levelBatch), d.def, d.rep)
+		if err != nil {
+			return nil, err
+		}
+		if nl == 0 {
+			return nil, d.locate(pd, fmt.Errorf("the page ends after %d of %d levels: %w", pd.numLevels-left, pd.numLevels, pagecodec.ErrCorrupt))
+		}
+		left -= nl
+		if c.MaxDef > 0 {
+			for _, v := range d.def[:nl] {
 				if v < c.MaxDef {
 					pd.nulls++
-					if v == c.MaxDef-1 && c.Node.Repetition == format.FieldRepetitionType_OPTIONAL {
+					if v == leafNull {
 						pd.leafNulls++
 					}
 				}
 			}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("definition levels: %w", err)
 		}
-	}
-	if c.MaxRep > 0 {
-		pd.rows = 0
-		first := true
-		err := count(p.RepetitionLevels, p.RepetitionLevelEncoding, c.MaxRep, func(l []int16) {
-			if first && len(l) > 0 {
-				pd.firstRep, first = int(l[0]), false
+		if c.MaxRep > 0 {
+			if first {
+				pd.firstRep = int(d.rep[0])
 			}
-			for _, v := range l {
+			for _, v := range d.rep[:nl] {
 				if v == 0 {
 					pd.rows++
 				}
 			}
-		})
-		if err != nil {
-			return nil, fmt.Errorf("repetition levels: %w", err)
+		}
+		if n := pd.values.v.N; n > maxValues || int64(n)*w > int64(maxValueBytes) || len(pd.values.v.Data) > maxValueBytes {
+			return nil, d.locate(pd, fmt.Errorf("more than %d values or %d bytes of values in one page, more than this command decodes (%d so far): %w",
+				maxValues, maxValueBytes, n, pagecodec.ErrLimit))
 		}
 	}
-	n := p.NumLevels - pd.nulls
-	vals, err := decodeValues(c, p.Encoding, p.Values, n, dict)
-	if err != nil {
-		return nil, fmt.Errorf("%s values: %w", p.Encoding, err)
-	}
-	pd.values = vals
 	return pd, nil
 }
 
-// decodeValues decodes n values of c in encoding enc.
-func decodeValues(c *metadata.Column, enc format.Encoding, src []byte, n int, dict *valueList) (*valueList, error) {
-	switch enc {
-	case format.Encoding_PLAIN:
-		return decodePlain(c, src, n)
-	case format.Encoding_PLAIN_DICTIONARY, format.Encoding_RLE_DICTIONARY:
-		if dict == nil {
-			return nil, errors.New("dictionary-encoded page without a dictionary page")
-		}
-		if n > 0 && len(src) == 0 {
-			return nil, io.ErrUnexpectedEOF
-		}
-		var d pagecodec.DictIndexDecoder
-		if err := d.Reset(src, dict.len()); err != nil {
+// nextWithEmpty is next, with the data pages of no levels (which
+// column.Reader steps over, having nothing to read in them) returned as
+// empty pages in their place: isData tells which of the numPages pages of
+// the chunk, by ordinal, are data pages.
+func (d *dataPages) nextWithEmpty(isData func(ordinal int) bool, numPages int) (*pageData, error) {
+	if d.ahead == nil && !d.done {
+		pd, err := d.next()
+		switch {
+		case err == io.EOF:
+			d.done = true
+		case err != nil:
 			return nil, err
+		default:
+			d.ahead = pd
 		}
-		return decodeWith(c, n, src, func(vl *valueList, _ int) error {
-			var idx [1024]int32
-			for done := 0; done < n; {
-				k := min(n-done, len(idx))
-				if _, err := d.DecodeIndices(idx[:k]); err != nil {
-					return err
-				}
-				for _, i := range idx[:k] {
-					vl.add(dict.at(int(i)))
-				}
-				if err := vl.check(); err != nil {
-					return err
-				}
-				done += k
-			}
-			return nil
-		})
-	case format.Encoding_RLE:
-		if c.Physical != format.Type_BOOLEAN {
-			return nil, fmt.Errorf("RLE values of type %s", c.Physical)
-		}
-		var d pagecodec.RLEBooleanDecoder
-		if err := d.Reset(src); err != nil {
-			return nil, err
-		}
-		return decodeWith(c, n, src, func(vl *valueList, _ int) error {
-			bm := make([]byte, (n+7)/8)
-			if _, err := d.DecodeBoolean(bm, 0, n); err != nil {
-				return err
-			}
-			addBits(vl, bm, n)
-			return nil
-		})
-	case format.Encoding_DELTA_BINARY_PACKED:
-		var d pagecodec.DeltaBinaryPackedDecoder
-		if err := d.Reset(src); err != nil {
-			return nil, err
-		}
-		return decodeWith(c, n, src, func(vl *valueList, w int) error {
-			switch c.Physical {
-			case format.Type_INT32:
-				v := make([]int32, n)
-				if _, err := d.DecodeInt32(v); err != nil {
-					return err
-				}
-				addFixed(vl, pagecodec.AppendPlainInt32(nil, v), 4)
-			case format.Type_INT64:
-				v := make([]int64, n)
-				if _, err := d.DecodeInt64(v); err != nil {
-					return err
-				}
-				addFixed(vl, pagecodec.AppendPlainInt64(nil, v), 8)
-			default:
-				return fmt.Errorf("DELTA_BINARY_PACKED values of type %s", c.Physical)
-			}
-			return nil
-		})
-	case format.Encoding_DELTA_LENGTH_BYTE_ARRAY:
-		var d pagecodec.DeltaLengthByteArrayDecoder
-		if err := d.Reset(src); err != nil {
-			return nil, err
-		}
-		return decodeWith(c, n, src, func(vl *valueList, _ int) error {
-			return decodeByteArrays(vl, n, d.DecodeByteArray)
-		})
-	case format.Encoding_DELTA_BYTE_ARRAY:
-		var d pagecodec.DeltaByteArrayDecoder
-		if err := d.Reset(src); err != nil {
-			return nil, err
-		}
-		return decodeWith(c, n, src, func(vl *valueList, w int) error {
-			if w > 0 {
-				buf := make([]byte, n*w)
-				if _, err := d.DecodeFixedLenByteArray(buf, w); err != nil {
-					return err
-				}
-				addFixed(vl, buf, w)
-				return nil
-			}
-			return decodeByteArrays(vl, n, d.DecodeByteArray)
-		})
-	case format.Encoding_BYTE_STREAM_SPLIT:
-		w := fixedWidth(c)
-		if w <= 0 {
-			return nil, fmt.Errorf("BYTE_STREAM_SPLIT values of type %s", c.Physical)
-		}
-		var d pagecodec.ByteStreamSplitDecoder
-		if err := d.Reset(src, w); err != nil {
-			return nil, err
-		}
-		return decodeWith(c, n, src, func(vl *valueList, w int) error {
-			buf := make([]byte, n*w)
-			if _, err := d.DecodeFixedLenByteArray(buf); err != nil {
-				return err
-			}
-			addFixed(vl, buf, w)
-			return nil
-		})
 	}
-	return nil, fmt.Errorf("encoding %s: %w", enc, pagecodec.ErrUnsupported)
+	upTo := numPages
+	if d.ahead != nil {
+		upTo = d.ahead.ordinal
+	}
+	for d.seen < upTo {
+		ord := d.seen
+		d.seen++
+		if isData(ord) {
+			pd := &pageData{ordinal: ord, values: plainValues{v: new(column.Values)}}
+			pd.values.v.Reset(d.r.Column())
+			return pd, nil
+		}
+	}
+	if d.ahead == nil {
+		return nil, io.EOF
+	}
+	pd := d.ahead
+	d.ahead, d.seen = nil, pd.ordinal+1
+	return pd, nil
+}
+
+func (d *dataPages) locate(pd *pageData, err error) error {
+	return &pagecodec.PageError{Page: pd.ordinal, Offset: pd.offset, Err: err}
 }

@@ -31,16 +31,17 @@ var allowed = map[string][]string{
 	"internal/testshared":   {},
 	"internal/faultproxy":   {},
 	"internal/miniotest":    {"objstore"},
-	"objstore":              {},
+	"internal/localfile":    {},
+	"objstore":              {"internal/localfile"},
 	"levels":                {"internal/bitpack"},
 	"pagecodec":             {"metadata", "metadata/format", "internal/bitpack"},
 	"column":                {"pagecodec", "levels", "metadata", "metadata/format", "internal/bitpack"},
 	"typemap":               {"metadata", "metadata/format"},
 	"encryption":            {"metadata", "metadata/format"},
-	"arrowpq":               {"column", "encryption", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore"},
+	"arrowpq":               {"column", "encryption", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "internal/bitpack", "objstore", "internal/localfile"},
 	"pqflight":              {"arrowpq", "encryption", "metadata", "metadata/format", "typemap", "pagecodec"},
 	"benchmarks":            {"arrowpq", "metadata", "metadata/format", "typemap", "pagecodec", "levels"},
-	"cmd/arrowpq":           {"arrowpq", "encryption", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "levels", "objstore", "internal/arrowjson"},
+	"cmd/arrowpq":           {"arrowpq", "encryption", "pqflight", "metadata", "metadata/format", "typemap", "pagecodec", "column", "objstore", "internal/arrowjson", "internal/localfile"},
 }
 
 // testHelpers may be imported by the test files of any package: they exist
