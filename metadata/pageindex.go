@@ -38,7 +38,13 @@ const (
 // group rg of f from r, the file f was read from. It returns nil and no
 // error when the column chunk has no column index.
 func ReadColumnIndex(r io.ReaderAt, f *File, rg, col int) (*format.ColumnIndex, error) {
-	cc, err := chunkOf(f, rg, col)
+	return readColumnIndex(r, f, rg, col, nil)
+}
+
+// readColumnIndex reads the column index, through d when the chunk is
+// encrypted (d nil: it must not be).
+func readColumnIndex(r io.ReaderAt, f *File, rg, col int, d IndexDecryptor) (*format.ColumnIndex, error) {
+	cc, err := indexChunkOf(f, rg, col, d)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +56,16 @@ func ReadColumnIndex(r io.ReaderAt, f *File, rg, col int) (*format.ColumnIndex, 
 	if err != nil {
 		return nil, err
 	}
+	what := where
+	if d != nil {
+		if b, err = d.ColumnIndex(b); err != nil {
+			return nil, err
+		}
+		what = "decrypted " + where
+	}
 	ci := format.NewColumnIndex()
 	if _, err := Unmarshal(b, ci); err != nil {
-		return nil, fmt.Errorf("metadata: %s at offset %d: %w", where, *cc.ColumnIndexOffset, err)
+		return nil, fmt.Errorf("metadata: %s at offset %d: %w", what, *cc.ColumnIndexOffset, err)
 	}
 	if err := CheckColumnIndex(f.Schema.Columns[col], ci); err != nil {
 		return nil, fmt.Errorf("metadata: %s: %w", where, err)
@@ -66,7 +79,13 @@ func ReadColumnIndex(r io.ReaderAt, f *File, rg, col int) (*format.ColumnIndex, 
 // must be in file order without overlap, and first_row_index must start at
 // 0 and increase strictly within the row group's rows.
 func ReadOffsetIndex(r io.ReaderAt, f *File, rg, col int) (*format.OffsetIndex, error) {
-	cc, err := chunkOf(f, rg, col)
+	return readOffsetIndex(r, f, rg, col, nil)
+}
+
+// readOffsetIndex reads the offset index, through d when the chunk is
+// encrypted (d nil: it must not be).
+func readOffsetIndex(r io.ReaderAt, f *File, rg, col int, d IndexDecryptor) (*format.OffsetIndex, error) {
+	cc, err := indexChunkOf(f, rg, col, d)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +97,16 @@ func ReadOffsetIndex(r io.ReaderAt, f *File, rg, col int) (*format.OffsetIndex, 
 	if err != nil {
 		return nil, err
 	}
+	what := where
+	if d != nil {
+		if b, err = d.OffsetIndex(b); err != nil {
+			return nil, err
+		}
+		what = "decrypted " + where
+	}
 	oi := format.NewOffsetIndex()
 	if _, err := Unmarshal(b, oi); err != nil {
-		return nil, fmt.Errorf("metadata: %s at offset %d: %w", where, *cc.OffsetIndexOffset, err)
+		return nil, fmt.Errorf("metadata: %s at offset %d: %w", what, *cc.OffsetIndexOffset, err)
 	}
 	start, length, err := f.ChunkRange(rg, col)
 	if err != nil {
@@ -90,6 +116,14 @@ func ReadOffsetIndex(r io.ReaderAt, f *File, rg, col int) (*format.OffsetIndex, 
 		return nil, fmt.Errorf("metadata: %s: %w", where, err)
 	}
 	return oi, nil
+}
+
+// indexChunkOf is chunkOf, or with a decryptor encryptedChunkOf.
+func indexChunkOf(f *File, rg, col int, d IndexDecryptor) (*format.ColumnChunk, error) {
+	if d != nil {
+		return encryptedChunkOf(f, rg, col)
+	}
+	return chunkOf(f, rg, col)
 }
 
 // chunkOf returns the column chunk after checking rg and col, and that the
@@ -259,15 +293,10 @@ func ReadBloomFilter(r io.ReaderAt, f *File, rg, col int) (*BloomFilter, error) 
 	}
 	md := cc.MetaData
 	where := indexWhere(f, rg, col, "bloom filter")
-	if md.BloomFilterOffset == nil {
-		return nil, fmt.Errorf("metadata: %s: %w", where, ErrNoBloomFilter)
+	off, avail, err := bloomFilterStart(f, md, where)
+	if err != nil {
+		return nil, err
 	}
-	off := *md.BloomFilterOffset
-	if off < int64(len(Magic)) || off >= f.FooterOffset {
-		return nil, fmt.Errorf("metadata: %s at offset %d lies outside the data of the file (%d bytes before the footer): %w",
-			where, off, f.FooterOffset, ErrCorrupt)
-	}
-	avail := f.FooterOffset - off
 	if md.BloomFilterLength != nil {
 		n := int64(*md.BloomFilterLength)
 		if n <= 0 || n > avail {
@@ -354,4 +383,19 @@ func parseBloomHeader(b []byte) (*format.BloomFilterHeader, int, error) {
 		return nil, 0, fmt.Errorf("compressed bloom filter: %w", ErrUnsupported)
 	}
 	return hdr, hlen, nil
+}
+
+// bloomFilterStart returns where the bloom filter of a column chunk
+// starts and how many bytes of data lie between there and the footer, or
+// an error wrapping ErrNoBloomFilter or ErrCorrupt.
+func bloomFilterStart(f *File, md *format.ColumnMetaData, where string) (off, avail int64, err error) {
+	if md.BloomFilterOffset == nil {
+		return 0, 0, fmt.Errorf("metadata: %s: %w", where, ErrNoBloomFilter)
+	}
+	off = *md.BloomFilterOffset
+	if off < int64(len(Magic)) || off >= f.FooterOffset {
+		return 0, 0, fmt.Errorf("metadata: %s at offset %d lies outside the data of the file (%d bytes before the footer): %w",
+			where, off, f.FooterOffset, ErrCorrupt)
+	}
+	return off, f.FooterOffset - off, nil
 }

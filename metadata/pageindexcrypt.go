@@ -35,61 +35,13 @@ const frameOverhead = 4 + 12 + 16
 // ReadEncryptedColumnIndex is [ReadColumnIndex] for a column chunk that may
 // be encrypted: d decrypts its module. With a nil d it is ReadColumnIndex.
 func ReadEncryptedColumnIndex(r io.ReaderAt, f *File, rg, col int, d IndexDecryptor) (*format.ColumnIndex, error) {
-	if d == nil {
-		return ReadColumnIndex(r, f, rg, col)
-	}
-	cc, err := encryptedChunkOf(f, rg, col)
-	if err != nil || cc.ColumnIndexOffset == nil && cc.ColumnIndexLength == nil {
-		return nil, err
-	}
-	where := indexWhere(f, rg, col, "column index")
-	b, err := readIndexBytes(r, f, cc.ColumnIndexOffset, cc.ColumnIndexLength, where)
-	if err != nil {
-		return nil, err
-	}
-	if b, err = d.ColumnIndex(b); err != nil {
-		return nil, err
-	}
-	ci := format.NewColumnIndex()
-	if _, err := Unmarshal(b, ci); err != nil {
-		return nil, fmt.Errorf("metadata: decrypted %s at offset %d: %w", where, *cc.ColumnIndexOffset, err)
-	}
-	if err := CheckColumnIndex(f.Schema.Columns[col], ci); err != nil {
-		return nil, fmt.Errorf("metadata: %s: %w", where, err)
-	}
-	return ci, nil
+	return readColumnIndex(r, f, rg, col, d)
 }
 
 // ReadEncryptedOffsetIndex is [ReadOffsetIndex] for a column chunk that may
 // be encrypted: d decrypts its module. With a nil d it is ReadOffsetIndex.
 func ReadEncryptedOffsetIndex(r io.ReaderAt, f *File, rg, col int, d IndexDecryptor) (*format.OffsetIndex, error) {
-	if d == nil {
-		return ReadOffsetIndex(r, f, rg, col)
-	}
-	cc, err := encryptedChunkOf(f, rg, col)
-	if err != nil || cc.OffsetIndexOffset == nil && cc.OffsetIndexLength == nil {
-		return nil, err
-	}
-	where := indexWhere(f, rg, col, "offset index")
-	b, err := readIndexBytes(r, f, cc.OffsetIndexOffset, cc.OffsetIndexLength, where)
-	if err != nil {
-		return nil, err
-	}
-	if b, err = d.OffsetIndex(b); err != nil {
-		return nil, err
-	}
-	oi := format.NewOffsetIndex()
-	if _, err := Unmarshal(b, oi); err != nil {
-		return nil, fmt.Errorf("metadata: decrypted %s at offset %d: %w", where, *cc.OffsetIndexOffset, err)
-	}
-	start, length, err := f.ChunkRange(rg, col)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckOffsetIndex(oi, start, start+length, f.Meta.RowGroups[rg].NumRows); err != nil {
-		return nil, fmt.Errorf("metadata: %s: %w", where, err)
-	}
-	return oi, nil
+	return readOffsetIndex(r, f, rg, col, d)
 }
 
 // ReadEncryptedBloomFilter is [ReadBloomFilter] for a column chunk that may
@@ -105,15 +57,10 @@ func ReadEncryptedBloomFilter(r io.ReaderAt, f *File, rg, col int, d IndexDecryp
 	}
 	md := cc.MetaData
 	where := indexWhere(f, rg, col, "bloom filter")
-	if md.BloomFilterOffset == nil {
-		return nil, fmt.Errorf("metadata: %s: %w", where, ErrNoBloomFilter)
+	off, avail, err := bloomFilterStart(f, md, where)
+	if err != nil {
+		return nil, err
 	}
-	off := *md.BloomFilterOffset
-	if off < int64(len(Magic)) || off >= f.FooterOffset {
-		return nil, fmt.Errorf("metadata: %s at offset %d lies outside the data of the file (%d bytes before the footer): %w",
-			where, off, f.FooterOffset, ErrCorrupt)
-	}
-	avail := f.FooterOffset - off
 	// The header frame, then the bitset frame, each sized by its length
 	// prefix, checked against what is left before the footer and the
 	// limits before anything is allocated.
