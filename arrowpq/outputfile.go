@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // OutputFile is a file written by name that replaces an existing file only
@@ -17,6 +18,13 @@ import (
 // or a crash it stays byte for byte as it was (a crash can leave only a
 // temporary file, recognisable by its name). A replaced file keeps its
 // permission bits; a new one gets 0644.
+//
+// Durability: the sync before the rename means that after an operating
+// system crash or a power loss the target is the old file or the complete
+// new one, never a partial one. The directory is not synced after the
+// rename, so a power loss just after Commit can still leave the old file
+// in place. [WriteOptions.NoSync] (CreateFile) skips the sync, for
+// scratch output; [OutputFile.SyncTime] says what it cost.
 //
 // A symbolic link is written through: the temporary file and the rename
 // are at the file the link resolves to, and the link stays a link. A link
@@ -37,7 +45,15 @@ type OutputFile struct {
 	tmpPath  string // "" when writing straight through
 	renameTo string
 	done     bool
+	// noSync skips the sync in Commit (WriteOptions.NoSync); syncTime is
+	// how long that sync took.
+	noSync   bool
+	syncTime time.Duration
 }
+
+// syncFile syncs the temporary file before the rename; a variable so that
+// the tests can count the syncs.
+var syncFile = (*os.File).Sync
 
 // CreateOutputFile opens path for writing with the rules of [OutputFile].
 func CreateOutputFile(path string) (*OutputFile, error) {
@@ -77,7 +93,8 @@ func CreateOutputFile(path string) (*OutputFile, error) {
 // Write writes p to the file (the temporary file until Commit).
 func (o *OutputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
 
-// Commit completes the file: it syncs and renames the temporary file over
+// Commit completes the file: it syncs the temporary file to stable storage
+// (unless CreateFile was given [WriteOptions.NoSync]) and renames it over
 // the target, or closes a target written straight through. On error the
 // temporary file is removed and the target is as it was. Commit or Abort
 // after Commit does nothing and returns nil.
@@ -93,7 +110,12 @@ func (o *OutputFile) Commit() error {
 	}
 	// Flush to stable storage before the rename, so that a crash cannot
 	// leave a renamed file whose contents never reached disk.
-	err := o.f.Sync()
+	var err error
+	if !o.noSync {
+		t0 := time.Now()
+		err = syncFile(o.f)
+		o.syncTime = time.Since(t0)
+	}
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
@@ -105,6 +127,12 @@ func (o *OutputFile) Commit() error {
 	}
 	return err
 }
+
+// SyncTime returns how long Commit's sync of the temporary file to stable
+// storage took: the part of Commit that [WriteOptions.NoSync] saves. It is
+// zero before Commit, without a sync (NoSync), and for a target written
+// straight through, which is never synced.
+func (o *OutputFile) SyncTime() time.Duration { return o.syncTime }
 
 // Abort closes the file without completing it: the temporary file is
 // removed and the target left as it was; what was written to a target

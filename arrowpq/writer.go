@@ -180,7 +180,8 @@ func writeError(err error) *Error {
 // complete file, when Close succeeds; on any error, on [Writer.Abort], or
 // when Close is never reached, it stays byte for byte as it was. Symbolic
 // links, named pipes and devices are handled as CreateOutputFile says; a
-// directory is an error here, before anything is written.
+// directory is an error here, before anything is written. Close syncs the
+// file to stable storage before the rename unless opts.NoSync is set.
 func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer, error) {
 	out, err := CreateOutputFile(path)
 	if err != nil {
@@ -197,6 +198,7 @@ func CreateFile(path string, schema *arrow.Schema, opts *WriteOptions) (*Writer,
 		}
 		return nil, err
 	}
+	out.noSync = opts != nil && opts.NoSync
 	w.file, w.filePath = out, path
 	return w, nil
 }
