@@ -59,29 +59,27 @@ const capturedProfile = `{
 }`
 
 func TestParseScanTime(t *testing.T) {
-	scan, latency, err := parseScanTime(capturedProfile)
+	got, err := parseScanTime(capturedProfile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 446081933 * time.Nanosecond; scan != want {
-		t.Errorf("scan = %v, want %v", scan, want)
-	}
-	if want := 332339358 * time.Nanosecond; latency != want {
-		t.Errorf("latency = %v, want %v", latency, want)
+	want := scanTime{scan: 446081933 * time.Nanosecond, operators: 637422261 * time.Nanosecond, latency: 332339358 * time.Nanosecond}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 
 	// Two scans (a join, say) add up; no scan, or no JSON, is an error.
 	two := `{"latency": 1, "children": [{"operator_type": "HASH_JOIN", "operator_timing": 0.5, "children": [
 		{"operator_type": "TABLE_SCAN", "operator_timing": 0.25, "children": []},
 		{"operator_type": "TABLE_SCAN", "operator_timing": 0.125}]}]}`
-	if scan, _, err := parseScanTime(two); err != nil || scan != 375*time.Millisecond {
-		t.Errorf("two scans: %v, %v; want 375ms", scan, err)
+	if got, err := parseScanTime(two); err != nil || got.scan != 375*time.Millisecond {
+		t.Errorf("two scans: %v, %v; want 375ms", got.scan, err)
 	}
 	noScan := `{"latency": 0.1, "children": [{"operator_type": "PROJECTION", "operator_timing": 0.1, "children": []}]}`
-	if _, _, err := parseScanTime(noScan); err == nil || !strings.Contains(err.Error(), "no TABLE_SCAN") {
+	if _, err := parseScanTime(noScan); err == nil || !strings.Contains(err.Error(), "no TABLE_SCAN") {
 		t.Errorf("no scan: err = %v", err)
 	}
-	if _, _, err := parseScanTime("Query Profiling Information"); err == nil {
+	if _, err := parseScanTime("Query Profiling Information"); err == nil {
 		t.Error("text profile: no error")
 	}
 }

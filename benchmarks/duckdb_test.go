@@ -150,23 +150,32 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 // duckProfile is the part of DuckDB's JSON profile (PRAGMA
 // enable_profiling='json') that the harness reads: a tree of operators,
 // each with its operator_type and operator_timing in seconds, under a root
-// that carries the query's latency in seconds. With several threads an
-// operator's timing is the sum over the threads that ran it.
+// that carries the query's latency and cpu_time (the sum of the operator
+// timings) in seconds. With several threads an operator's timing is the
+// sum over the threads that ran it. The timings are wall clock per thread:
+// on a loaded machine they include time spent descheduled.
 type duckProfile struct {
 	Latency        float64       `json:"latency"`
+	CPUTime        float64       `json:"cpu_time"`
 	OperatorType   string        `json:"operator_type"`
 	OperatorTiming float64       `json:"operator_timing"`
 	Children       []duckProfile `json:"children"`
 }
 
-// parseScanTime returns the time of the TABLE_SCAN operators of a DuckDB
-// JSON profile (summed, should a plan hold several) and the query's
-// latency. A profile without a TABLE_SCAN is an error: the query did not
-// scan a table, so there is nothing to compare with.
-func parseScanTime(profile string) (scan, latency time.Duration, err error) {
+// scanTime is what the harness takes from a DuckDB profile.
+type scanTime struct {
+	// scan is the time of the TABLE_SCAN operators (summed, should a plan
+	// hold several), operators that of all operators, latency the query's.
+	scan, operators, latency time.Duration
+}
+
+// parseScanTime reads a DuckDB JSON profile. A profile without a
+// TABLE_SCAN is an error: the query did not scan a table, so there is
+// nothing to compare with.
+func parseScanTime(profile string) (scanTime, error) {
 	var root duckProfile
 	if err := json.Unmarshal([]byte(profile), &root); err != nil {
-		return 0, 0, fmt.Errorf("duckdb profile: %w", err)
+		return scanTime{}, fmt.Errorf("duckdb profile: %w", err)
 	}
 	var secs float64
 	found := false
@@ -182,9 +191,9 @@ func parseScanTime(profile string) (scan, latency time.Duration, err error) {
 	}
 	walk(&root)
 	if !found {
-		return 0, 0, errors.New("duckdb profile: no TABLE_SCAN operator")
+		return scanTime{}, errors.New("duckdb profile: no TABLE_SCAN operator")
 	}
-	return seconds(secs), seconds(root.Latency), nil
+	return scanTime{scan: seconds(secs), operators: seconds(root.CPUTime), latency: seconds(root.Latency)}, nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -364,8 +373,14 @@ type readResult struct {
 	threads string // "1" or "all"
 	// Milliseconds per read: arrowpq with the default allocator and with
 	// RecycleBuffers (wall and process CPU), DuckDB's query (wall, Node
-	// process CPU) and its TABLE_SCAN operator.
-	ours, oursCPU, pool, poolCPU, query, queryCPU, scan samples
+	// process CPU) and its TABLE_SCAN operator; scanCPU estimates the
+	// scan's CPU time as the query's CPU time times the scan's share of the
+	// operator timings.
+	ours, oursCPU, pool, poolCPU, query, queryCPU, scan, scanCPU samples
+	// Per-round ratios (each round's figures side by side, so that a slow
+	// phase of the machine falls on both): arrowpq ÷ scan operator (wall)
+	// and arrowpq CPU ÷ the scan's estimated CPU.
+	oursScan, oursScanCPU samples
 	// Bytes allocated per read (runtime.MemStats.TotalAlloc delta).
 	alloc, poolAlloc samples
 }
@@ -431,10 +446,11 @@ func compareRead(tb testing.TB, f readFile, threads string, rounds int, warmUp b
 		pwall, pcpu, palloc, _, _ := ourRead(tb, f.path, parallel, true)
 		q := duck.must(tb, "run", query)
 		p := duck.must(tb, "profile", query)
-		scan, _, err := parseScanTime(p.Profile)
+		st, err := parseScanTime(p.Profile)
 		if err != nil {
 			tb.Fatal(err)
 		}
+		scanCPU := p.CPUMs * float64(st.scan) / float64(max(st.operators, st.scan))
 		if round < 0 {
 			res.file.rows, res.file.bytes = rows, bytes
 			if len(q.Rows) != 1 || fmt.Sprint(q.Rows[0]["n"]) != strconv.FormatInt(rows, 10) {
@@ -450,7 +466,10 @@ func compareRead(tb testing.TB, f readFile, threads string, rounds int, warmUp b
 		res.poolAlloc = append(res.poolAlloc, float64(palloc))
 		res.query = append(res.query, q.Ms)
 		res.queryCPU = append(res.queryCPU, q.CPUMs)
-		res.scan = append(res.scan, ms(scan))
+		res.scan = append(res.scan, ms(st.scan))
+		res.scanCPU = append(res.scanCPU, scanCPU)
+		res.oursScan = append(res.oursScan, ms(wall)/ms(st.scan))
+		res.oursScanCPU = append(res.oursScanCPU, ms(cpu)/scanCPU)
 	}
 	return res
 }
@@ -464,6 +483,9 @@ func (r *readResult) add(o readResult) {
 	r.query = append(r.query, o.query...)
 	r.queryCPU = append(r.queryCPU, o.queryCPU...)
 	r.scan = append(r.scan, o.scan...)
+	r.scanCPU = append(r.scanCPU, o.scanCPU...)
+	r.oursScan = append(r.oursScan, o.oursScan...)
+	r.oursScanCPU = append(r.oursScanCPU, o.oursScanCPU...)
 	r.alloc = append(r.alloc, o.alloc...)
 	r.poolAlloc = append(r.poolAlloc, o.poolAlloc...)
 }
@@ -476,9 +498,12 @@ func (r *readResult) add(o readResult) {
 // rounds, in milliseconds per read: ours-ms (default allocator),
 // ours-pool-ms (RecycleBuffers), ours-cpu-ms (process CPU time of the
 // default read), duckdb-query-ms, duckdb-cpu-ms (Node process CPU time of
-// the query), duckdb-scan-ms (TABLE_SCAN operator time); the ratios
-// ours/scan and ours/query; and alloc/arrow, bytes allocated per default
-// read ÷ decoded Arrow bytes. Run it with -benchtime 5x for five rounds;
+// the query), duckdb-scan-ms (TABLE_SCAN operator time),
+// duckdb-scan-cpu-ms (its estimated CPU time, see readResult); the ratios
+// ours/scan and ours-cpu/scan-cpu (medians of the per-round ratios) and
+// ours/query; and alloc/arrow, bytes allocated per default read ÷ decoded
+// Arrow bytes. With threads=all DuckDB's operator times are sums over its
+// threads: compare with the query time there. Run it with -benchtime 5x for five rounds;
 // TestDuckDBTable prints the same comparison as a table.
 func BenchmarkDuckDBRead(b *testing.B) {
 	needDuckDB(b)
@@ -495,7 +520,9 @@ func BenchmarkDuckDBRead(b *testing.B) {
 				b.ReportMetric(res.query.median(), "duckdb-query-ms")
 				b.ReportMetric(res.queryCPU.median(), "duckdb-cpu-ms")
 				b.ReportMetric(res.scan.median(), "duckdb-scan-ms")
-				b.ReportMetric(res.ours.median()/res.scan.median(), "ours/scan")
+				b.ReportMetric(res.scanCPU.median(), "duckdb-scan-cpu-ms")
+				b.ReportMetric(res.oursScan.median(), "ours/scan")
+				b.ReportMetric(res.oursScanCPU.median(), "ours-cpu/scan-cpu")
 				b.ReportMetric(res.ours.median()/res.query.median(), "ours/query")
 				b.ReportMetric(res.alloc.median()/float64(res.file.bytes), "alloc/arrow")
 			})
@@ -706,15 +733,19 @@ func TestDuckDBTable(t *testing.T) {
 // readTable renders read results: milliseconds per read as median (min–max).
 func readTable(results []readResult, rounds int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Reads, ms per read, median (min–max) of %d rounds; GOMAXPROCS %d, %d CPUs.\n\n", rounds, runtime.GOMAXPROCS(0), runtime.NumCPU())
-	b.WriteString("| file | threads | arrowpq | arrowpq CPU | arrowpq pool | DuckDB query | DuckDB CPU | DuckDB scan op | arrowpq ÷ scan | arrowpq ÷ query | alloc ÷ Arrow (pool) |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "Reads, ms per read, median (min–max) of %d rounds; %d CPUs. Ratios are medians of per-round ratios; with all threads DuckDB's scan operator time is summed over its threads, so only ÷ query applies.\n\n", rounds, runtime.NumCPU())
+	b.WriteString("| file | threads | arrowpq | arrowpq CPU | arrowpq pool | DuckDB query | DuckDB CPU | DuckDB scan op | scan CPU (est.) | arrowpq ÷ scan | CPU ÷ scan CPU | arrowpq ÷ query | alloc ÷ Arrow (pool) |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		arrow := float64(r.file.bytes)
-		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %s | %.0f | %s | %.2f | %.2f | %.2f (%.2f) |\n",
+		ratios := fmt.Sprintf("%.2f | %.2f", r.oursScan.median(), r.oursScanCPU.median())
+		if r.threads != "1" {
+			ratios = "– | –"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.0f | %s | %.0f | %s | %.0f | %s | %.2f | %.2f (%.2f) |\n",
 			strings.NewReplacer("data=", "", "/codec=", " ").Replace(r.file.name), r.threads,
-			r.ours.spread(0), r.oursCPU.median(), r.pool.median(), r.query.spread(0), r.queryCPU.median(), r.scan.spread(0),
-			r.ours.median()/r.scan.median(), r.ours.median()/r.query.median(),
+			r.ours.spread(0), r.oursCPU.median(), r.pool.median(), r.query.spread(0), r.queryCPU.median(),
+			r.scan.spread(0), r.scanCPU.median(), ratios, r.ours.median()/r.query.median(),
 			r.alloc.median()/arrow, r.poolAlloc.median()/arrow)
 	}
 	b.WriteString("\n")
