@@ -15,7 +15,8 @@
 //                 included), rows the result as getRowObjectsJson.
 //   op "profile": the same with DuckDB's profiler on (PRAGMA
 //                 enable_profiling='json', standard mode, written to
-//                 PROFILE_PATH), and "profile": the text of that file.
+//                 PROFILE_PATH and removed once read), and "profile": the
+//                 text of that file.
 //
 // Any error is {"error": message}. The process ends when stdin closes.
 import { pathToFileURL } from 'node:url';
@@ -57,6 +58,7 @@ async function handle(req) {
         await con.run(`PRAGMA disable_profiling`);
       }
       out.profile = readFileSync(profilePath, 'utf8');
+      rmSync(profilePath, { force: true });
       return out;
     }
     default:

@@ -39,7 +39,6 @@ type duckProc struct {
 	in      io.WriteCloser
 	out     *bufio.Reader
 	threads int
-	dir     string // holds the profile file
 }
 
 // duckReply is duckdb.mjs's answer to one statement.
@@ -79,13 +78,9 @@ func duckDB(tb testing.TB, threads int) *duckProc {
 	if p, ok := duckProcs[threads]; ok {
 		return p
 	}
-	dir, err := os.MkdirTemp("", "arrowpq-duckdb-*")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	_, here, _, _ := runtime.Caller(0)
-	cmd := exec.Command("node", filepath.Join(filepath.Dir(here), "duckdb.mjs"),
-		oracle.Home(), strconv.Itoa(threads), filepath.Join(dir, "profile.json"))
+	profile := filepath.Join(os.TempDir(), fmt.Sprintf("arrowpq-duckdb-%d-%d.json", os.Getpid(), threads))
+	cmd := exec.Command("node", filepath.Join(filepath.Dir(here), "duckdb.mjs"), oracle.Home(), strconv.Itoa(threads), profile)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -98,7 +93,7 @@ func duckDB(tb testing.TB, threads int) *duckProc {
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("duckdb: start node: %v", err)
 	}
-	p := &duckProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), threads: threads, dir: dir}
+	p := &duckProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), threads: threads}
 	duckProcs[threads] = p
 	return p
 }
