@@ -528,9 +528,12 @@ func BenchmarkDuckDBRead(b *testing.B) {
 // writeResult is the write comparison of one dataset and codec.
 type writeResult struct {
 	name string
-	// Milliseconds per write: arrowpq with its defaults for the codec,
-	// arrowpq with DuckDB's row group size, DuckDB's COPY.
-	ours, oursRG, duck samples
+	// Milliseconds per write: arrowpq with its defaults for the codec
+	// (wall and process CPU), arrowpq with DuckDB's row group size,
+	// DuckDB's COPY (wall and Node process CPU).
+	ours, oursCPU, oursRG, duck, duckCPU samples
+	// Per-round ratios arrowpq ÷ DuckDB, wall and CPU.
+	ratio, ratioCPU samples
 	// Output sizes in bytes (the same every round).
 	oursSize, oursRGSize, duckSize int64
 }
@@ -576,9 +579,9 @@ func (c *writeComparison) close() {
 	os.RemoveAll(c.dir)
 }
 
-func (c *writeComparison) write(tb testing.TB, path string, opts *arrowpq.WriteOptions) (float64, int64) {
+func (c *writeComparison) write(tb testing.TB, path string, opts *arrowpq.WriteOptions) (wall, cpu float64, size int64) {
 	runtime.GC()
-	t0 := time.Now()
+	cpu0, t0 := processCPU(), time.Now()
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -596,20 +599,20 @@ func (c *writeComparison) write(tb testing.TB, path string, opts *arrowpq.WriteO
 	if err := f.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	d := time.Since(t0)
+	d, dcpu := time.Since(t0), processCPU()-cpu0
 	st, err := os.Stat(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return ms(d), st.Size()
+	return ms(d), ms(dcpu), st.Size()
 }
 
 // round writes once with every contender; record false makes it a
 // warm-up.
 func (c *writeComparison) round(tb testing.TB, record bool) {
 	comp := arrowpqCodecs[c.codec]
-	t, size := c.write(tb, c.ours, &arrowpq.WriteOptions{Compression: comp, Parallelism: 1})
-	tRG, sizeRG := c.write(tb, c.oursRG, &arrowpq.WriteOptions{Compression: comp, Parallelism: 1, RowGroupRows: duckRowGroupRows})
+	t, tCPU, size := c.write(tb, c.ours, &arrowpq.WriteOptions{Compression: comp, Parallelism: 1})
+	tRG, _, sizeRG := c.write(tb, c.oursRG, &arrowpq.WriteOptions{Compression: comp, Parallelism: 1, RowGroupRows: duckRowGroupRows})
 	runtime.GC()
 	r := c.duck.must(tb, "run", fmt.Sprintf("COPY w TO %s (FORMAT parquet, COMPRESSION %s)", sqlString(c.duckPath), strings.ToLower(c.codec.String())))
 	st, err := os.Stat(c.duckPath)
@@ -622,8 +625,12 @@ func (c *writeComparison) round(tb testing.TB, record bool) {
 	}
 	if record {
 		c.res.ours = append(c.res.ours, t)
+		c.res.oursCPU = append(c.res.oursCPU, tCPU)
 		c.res.oursRG = append(c.res.oursRG, tRG)
 		c.res.duck = append(c.res.duck, r.Ms)
+		c.res.duckCPU = append(c.res.duckCPU, r.CPUMs)
+		c.res.ratio = append(c.res.ratio, t/r.Ms)
+		c.res.ratioCPU = append(c.res.ratioCPU, tCPU/r.CPUMs)
 	}
 }
 
@@ -644,9 +651,11 @@ func compareWrite(tb testing.TB, name string, codec compress.Compression, rounds
 // DuckDB's COPY, 1 thread each (see writeComparison; it sets GOMAXPROCS
 // itself). A warm-up round runs first; each b.Loop iteration is one round.
 // Metrics are medians in milliseconds per write: ours-ms (arrowpq's
-// defaults for the codec), ours-rg122880-ms (DuckDB's row group size),
-// duckdb-copy-ms; ours/duckdb (time ratio); file-MB, duckdb-file-MB and
-// size-ratio (ours ÷ DuckDB's).
+// defaults for the codec), ours-cpu-ms (its process CPU time),
+// ours-rg122880-ms (DuckDB's row group size), duckdb-copy-ms,
+// duckdb-cpu-ms (Node process CPU time); ours/duckdb and
+// ours-cpu/duckdb-cpu (medians of per-round ratios); file-MB,
+// duckdb-file-MB and size-ratio (ours ÷ DuckDB's).
 func BenchmarkDuckDBWrite(b *testing.B) {
 	needDuckDB(b)
 	for _, d := range Datasets {
@@ -664,7 +673,10 @@ func BenchmarkDuckDBWrite(b *testing.B) {
 				b.ReportMetric(res.ours.median(), "ours-ms")
 				b.ReportMetric(res.oursRG.median(), "ours-rg122880-ms")
 				b.ReportMetric(res.duck.median(), "duckdb-copy-ms")
-				b.ReportMetric(res.ours.median()/res.duck.median(), "ours/duckdb")
+				b.ReportMetric(res.oursCPU.median(), "ours-cpu-ms")
+				b.ReportMetric(res.duckCPU.median(), "duckdb-cpu-ms")
+				b.ReportMetric(res.ratio.median(), "ours/duckdb")
+				b.ReportMetric(res.ratioCPU.median(), "ours-cpu/duckdb-cpu")
 				b.ReportMetric(float64(res.oursSize)/1e6, "file-MB")
 				b.ReportMetric(float64(res.duckSize)/1e6, "duckdb-file-MB")
 				b.ReportMetric(float64(res.oursSize)/float64(res.duckSize), "size-ratio")
@@ -750,13 +762,13 @@ func readTable(results []readResult, rounds int) string {
 // writeTable renders write results.
 func writeTable(results []writeResult, rounds int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Writes, 1 thread, ms per write, median (min–max) of %d rounds; sizes in MB.\n\n", rounds)
-	b.WriteString("| dataset | arrowpq | arrowpq, row groups of 122,880 | DuckDB COPY | arrowpq ÷ DuckDB | arrowpq MB | (122,880) MB | DuckDB MB | size ratio |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "Writes, 1 thread, ms per write, median (min–max) of %d rounds; ratios are medians of per-round ratios; sizes in MB.\n\n", rounds)
+	b.WriteString("| dataset | arrowpq | arrowpq CPU | arrowpq, row groups of 122,880 | DuckDB COPY | DuckDB CPU | arrowpq ÷ DuckDB | CPU ÷ CPU | arrowpq MB | (122,880) MB | DuckDB MB | size ratio |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.3f |\n",
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %s | %s | %.0f | %.2f | %.2f | %.1f | %.1f | %.1f | %.3f |\n",
 			strings.NewReplacer("data=", "", "/codec=", " ").Replace(r.name),
-			r.ours.spread(0), r.oursRG.spread(0), r.duck.spread(0), r.ours.median()/r.duck.median(),
+			r.ours.spread(0), r.oursCPU.median(), r.oursRG.spread(0), r.duck.spread(0), r.duckCPU.median(), r.ratio.median(), r.ratioCPU.median(),
 			float64(r.oursSize)/1e6, float64(r.oursRGSize)/1e6, float64(r.duckSize)/1e6, float64(r.oursSize)/float64(r.duckSize))
 	}
 	b.WriteString("\n")
