@@ -432,8 +432,9 @@ type WriteOptions struct {
 	Encryption *encryption.EncryptionOptions `json:"-"`
 	// NoSync makes CreateFile skip the sync of the finished file to stable
 	// storage before renaming it over the target, for scratch output:
-	// on a slow disk the sync of a large file costs as much as encoding
-	// it (OutputFile.SyncTime measures it). What it trades: other programs
+	// the sync waits until the disk holds the whole file
+	// (benchmarks.BenchmarkCreateFile and OutputFile.SyncTime measure
+	// it). What it trades: other programs
 	// still see the old file or the complete new one (the rename stays
 	// atomic), and a crash of this process after Close loses nothing; but
 	// after an operating system crash or a power loss the target may be
