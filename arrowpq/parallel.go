@@ -96,7 +96,7 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 //
 //  1. the fields of the batch Next waits for (largest field first);
 //  2. the reads of the next row group, as soon as its buffer is free;
-//  3. the fields of the batch after it, while Next waits.
+//  3. the fields of the batches after it, while Next waits.
 //
 // So no goroutine idles while the slowest field of a batch finishes, nor
 // while a row group is read from the file, as long as any other work is
@@ -104,9 +104,10 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 // from batch to batch); different fields are independent.
 //
 // Memory: two row groups' compressed chunks (the one being decoded and the
-// next, in two buffers sized for the largest row group), and at most one
-// batch beyond the serial read's: while Next waits for batch b, batch b+1
-// may be decoded; while the caller holds batch b, only b+1 is. A row
+// next, in two buffers sized for the largest row group), and at most two
+// batches beyond the serial read's: while Next waits for batch b, batches
+// b+1 and b+2 may be decoded (b+2 once b+1's turn has come, see pick);
+// while the caller holds batch b, only b+1 is. A row
 // group's buffer is reused once every batch of the row group before it
 // is decoded (no array points into it: leaves copy what they keep).
 //
@@ -130,12 +131,14 @@ type pipeline struct {
 	busy    []bool
 	failed  []bool // per field: a task failed, its state is spent
 	slots   [2][]byte
+	rgs     []int // the row group of each group
 }
 
 // pipeGroup is a row group of the read with rows.
 type pipeGroup struct {
 	rg         int // index in the file
 	pos        int // index in Reader.rowGroups
+	index      int // index in pipeline.groups
 	firstBatch int
 	numBatches int
 	order      []int // fields, largest first (readPlan.orderByWork)
@@ -159,6 +162,7 @@ type pipeBatch struct {
 	cols  []arrow.Array
 	errs  []error
 	done  int // fields finished
+	scan  int // fields of group.order before it are taken (pickField)
 }
 
 // pipeTask is a claimed task: a field's batch, a group to place, or a
@@ -189,7 +193,7 @@ func newPipeline(r *Reader) *pipeline {
 		if rows <= 0 {
 			continue
 		}
-		g := &pipeGroup{rg: rg, pos: pos, firstBatch: len(p.batches)}
+		g := &pipeGroup{rg: rg, pos: pos, index: len(p.groups), firstBatch: len(p.batches)}
 		for rows > 0 {
 			n := min(rows, int64(r.opts.BatchSize))
 			p.batches = append(p.batches, &pipeBatch{group: g, rows: int(n)})
@@ -197,6 +201,7 @@ func newPipeline(r *Reader) *pipeline {
 			g.numBatches++
 		}
 		p.groups = append(p.groups, g)
+		p.rgs = append(p.rgs, rg)
 	}
 	r.nextRG = len(r.rowGroups)
 	return p
@@ -235,17 +240,31 @@ func (p *pipeline) pick() (pipeTask, bool) {
 	return pipeTask{}, false
 }
 
-// pickField claims a field whose next batch is b.
+// pickField claims a field whose next batch is b, the largest first. p.mu
+// is held.
 func (p *pipeline) pickField(b int) (pipeTask, bool) {
 	if b >= len(p.batches) {
 		return pipeTask{}, false
 	}
-	g := p.batches[b].group
+	pb := p.batches[b]
+	g := pb.group
 	if !g.loaded() || g.err != nil {
 		return pipeTask{}, false
 	}
-	for _, f := range g.order {
-		if p.next[f] == b && !p.busy[f] && !p.failed[f] {
+	// pb.scan skips the fields taken for b already, so that a file of
+	// thousands of columns does not scan them all for every task; it stops
+	// at a field still on an earlier batch.
+	for i := pb.scan; i < len(g.order); i++ {
+		f := g.order[i]
+		switch {
+		case p.next[f] > b || p.failed[f] || (p.next[f] == b && p.busy[f]):
+			if i == pb.scan {
+				pb.scan++
+			}
+		case p.next[f] == b:
+			if i == pb.scan {
+				pb.scan++
+			}
 			p.busy[f] = true
 			return pipeTask{field: f, batch: b}, true
 		}
@@ -334,21 +353,14 @@ func (p *pipeline) run(t pipeTask) bool {
 	if t.field < 0 {
 		g := t.group
 		if t.piece < 0 {
-			slot := &p.slots[0]
-			if p.groupIndex(g)%2 == 1 {
-				slot = &p.slots[1]
-			}
-			ahead := make([]int, 0, len(p.groups))
-			for _, o := range p.groups {
-				ahead = append(ahead, o.rg)
-			}
+			slot := &p.slots[g.index%2]
 			// The slot is free: the group two before is decoded, and no
 			// task touches a group's buffer before it is placed.
 			var chunks map[int][]byte
 			var pieces []readPiece
 			err := call(func(int) error {
 				var err error
-				chunks, pieces, err = r.placeChunks(g.rg, slot, ahead, 4*p.workers)
+				chunks, pieces, err = r.placeChunks(g.rg, slot, p.rgs[g.index:], 4*p.workers)
 				return err
 			}, 0)
 			order := orderByWork(r.file, g.rg, r.plan.fields)
@@ -410,15 +422,6 @@ func (p *pipeline) run(t pipeTask) bool {
 	woke := p.finished()
 	p.mu.Unlock()
 	return woke
-}
-
-func (p *pipeline) groupIndex(g *pipeGroup) int {
-	for i, o := range p.groups {
-		if o == g {
-			return i
-		}
-	}
-	return -1
 }
 
 // complete reports whether batch b can be returned or failed: every field

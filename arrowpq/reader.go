@@ -314,7 +314,7 @@ func (r *Reader) leavePipeline(g *pipeGroup) error {
 		}
 	}
 	r.rg, r.rowsLeft, r.nextRG = g.rg, left, g.pos+1
-	r.chunkBuf = p.slots[p.groupIndex(g)%2]
+	r.chunkBuf = p.slots[g.index%2]
 	r.plan.chunks = g.chunks
 	r.plan.order = g.order
 	r.plan.batchCap = (p.batches[p.want].rows + 1) / 2
