@@ -96,7 +96,7 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 //
 //  1. the fields of the batch Next waits for (largest field first);
 //  2. the reads of the next row group, as soon as its buffer is free;
-//  3. the fields of the batches after it, while Next waits.
+//  3. the fields of the batch after it, while Next waits.
 //
 // So no goroutine idles while the slowest field of a batch finishes, nor
 // while a row group is read from the file, as long as any other work is
@@ -104,10 +104,10 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 // from batch to batch); different fields are independent.
 //
 // Memory: two row groups' compressed chunks (the one being decoded and the
-// next, in two buffers sized for the largest row group), and at most two
-// batches beyond the serial read's: while Next waits for batch b, batches
-// b+1 and b+2 may be decoded (b+2 once b+1's turn has come, see pick);
-// while the caller holds batch b, only b+1 is. A row
+// next, in two buffers sized for the largest row group; one when the read
+// has one row group), and at most one batch beyond the serial read's:
+// while Next waits for batch b, batch b+1 may be decoded; while the caller
+// holds batch b, only b+1 is. A row
 // group's buffer is reused once every batch of the row group before it
 // is decoded (no array points into it: leaves copy what they keep).
 //
@@ -211,10 +211,11 @@ func newPipeline(r *Reader) *pipeline {
 // p.mu is held.
 //
 // While the caller holds a batch, only the batch Next returns next is
-// decoded. While Next waits, the batch after the first incomplete one is
-// decoded too, up to two batches ahead of the one Next waits for: Next may
-// take a while to get a core once its batch is complete, and the workers
-// must not run out of work meanwhile.
+// decoded; while Next waits, the one after it too. Allowing two batches
+// ahead while Next waits (so that the workers keep busy while Next gets a
+// core) made no difference that traces of the loaded test machine could
+// tell from noise, and costs a batch of memory; a worker that completes
+// the batch Next waits for yields its core to Next instead (work).
 func (p *pipeline) pick() (pipeTask, bool) {
 	if p.stop {
 		return pipeTask{}, false
@@ -228,16 +229,7 @@ func (p *pipeline) pick() (pipeTask, bool) {
 	if !p.waiting {
 		return pipeTask{}, false
 	}
-	first := p.want
-	for first < len(p.batches) && p.batches[first].done == len(p.next) {
-		first++
-	}
-	for b := p.want + 1; b <= min(p.want+2, first+1); b++ {
-		if t, ok := p.pickField(b); ok {
-			return t, true
-		}
-	}
-	return pipeTask{}, false
+	return p.pickField(p.want + 1)
 }
 
 // pickField claims a field whose next batch is b, the largest first. p.mu

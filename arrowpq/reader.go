@@ -23,7 +23,8 @@ import (
 // when ReadOptions.Parallelism allows.
 //
 // Memory: a Reader holds the compressed column chunks of one row group and
-// the batch being built. The batch returned by RecordBatch is owned by the
+// the batch being built; with Parallelism > 1, those of two row groups and
+// the batch after the one Next returns. The batch returned by RecordBatch is owned by the
 // Reader and released by the next call to Next or by Release/Close; Retain
 // it to keep it longer.
 type Reader struct {
