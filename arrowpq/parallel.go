@@ -148,12 +148,16 @@ type pipeGroup struct {
 	chunks  map[int][]byte
 	pieces  []readPiece
 	issued  int // pieces handed out
-	pending int // pieces not yet read
+	reading int // pieces handed out and not yet read
 	err     error
 	decoded int // fields that finished the group's last batch
 }
 
-func (g *pipeGroup) loaded() bool { return g.placed && g.pending == 0 }
+// loaded reports whether every piece is read (or, after an error, whether
+// no read is under way: no more are handed out).
+func (g *pipeGroup) loaded() bool {
+	return g.placed && g.reading == 0 && (g.issued == len(g.pieces) || g.err != nil)
+}
 
 // pipeBatch is one batch of the read.
 type pipeBatch struct {
@@ -283,6 +287,7 @@ func (p *pipeline) pickLoad() (pipeTask, bool) {
 		}
 		if g.issued < len(g.pieces) {
 			g.issued++
+			g.reading++
 			return pipeTask{field: -1, group: g, piece: g.issued - 1}, true
 		}
 		return pipeTask{}, false
@@ -358,7 +363,7 @@ func (p *pipeline) run(t pipeTask) bool {
 			order := orderByWork(r.file, g.rg, r.plan.fields)
 			p.mu.Lock()
 			g.placing, g.placed = false, true
-			g.chunks, g.pieces, g.pending, g.err, g.order = chunks, pieces, len(pieces), err, order
+			g.chunks, g.pieces, g.err, g.order = chunks, pieces, err, order
 			woke := p.finished()
 			p.mu.Unlock()
 			return woke
@@ -371,7 +376,7 @@ func (p *pipeline) run(t pipeTask) bool {
 			rerr = &readError{g.pieces[t.piece].offset, len(g.pieces[t.piece].dst), err}
 		}
 		p.mu.Lock()
-		g.pending--
+		g.reading--
 		if rerr != nil && g.err == nil {
 			g.err = r.pieceError(g.rg, rerr)
 		}
@@ -420,7 +425,7 @@ func (p *pipeline) run(t pipeTask) bool {
 // is done, or a field or the group's read failed. p.mu is held.
 func (p *pipeline) complete(b int) bool {
 	pb := p.batches[b]
-	if pb.group.err != nil && pb.group.placed && pb.group.pending == 0 {
+	if pb.group.err != nil && pb.group.loaded() {
 		return true
 	}
 	// Every field finishes batch b, with or without an error: a field that

@@ -375,3 +375,48 @@ func TestParallelNoGoroutineLeft(t *testing.T) {
 	}
 	r.Close()
 }
+
+// TestParallelReadErrorFirstPiece: a row group of many MiB is read in
+// many pieces; when the first fails, the pieces not yet handed out are
+// dropped and the read ends with the error rather than waiting for them.
+func TestParallelReadErrorFirstPiece(t *testing.T) {
+	const rows = 1 << 20
+	rng := rand.New(rand.NewPCG(9, 9))
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for range 2 * rows {
+		b.Append(int64(rng.Uint64()))
+	}
+	col := b.NewArray()
+	b.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 2*rows)
+	col.Release()
+	defer rec.Release()
+	data := writeBytes(t, rec, &arrowpq.WriteOptions{RowGroupRows: rows, Compression: arrowpq.Uncompressed})
+	r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, n, err := r.Metadata().ChunkRange(1, 0)
+	r.Close()
+	if err != nil || n < 8<<20 {
+		t.Fatalf("chunk of %d bytes (%v), want several MiB", n, err)
+	}
+	src := &failingReaderAt{r: bytes.NewReader(data), from: off, to: off + 1}
+	for _, par := range []int{2, 3} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := readBatches(t, src, int64(len(data)), arrowpq.ReadOptions{Parallelism: par})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var e *arrowpq.Error
+			if !errors.Is(err, errInjected) || !errors.As(err, &e) || e.RowGroup != 1 {
+				t.Errorf("parallelism %d: error %v, want the injected one in row group 1", par, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("parallelism %d: the read did not end", par)
+		}
+	}
+}
