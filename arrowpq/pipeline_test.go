@@ -420,3 +420,33 @@ func TestParallelReadErrorFirstPiece(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelNoLeaks: with a checked allocator, every buffer of the
+// batches decoded ahead is released when a parallel read fails, is closed
+// mid-way or ends.
+func TestParallelNoLeaks(t *testing.T) {
+	rec := flatRecord(7, 4000)
+	defer rec.Release()
+	data := writeBytes(t, rec, &arrowpq.WriteOptions{RowGroupRows: 1000, MaxRowsPerPage: 100})
+	bad := corruptChunk(t, data, 2, 5)
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		batches int // read at most this many, then Close
+	}{
+		{"to the end", data, 1 << 30},
+		{"closed mid-way", data, 3},
+		{"failed", bad, 1 << 30},
+	} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		r, err := arrowpq.NewReader(bytes.NewReader(tc.data), int64(len(tc.data)),
+			&arrowpq.ReadOptions{BatchSize: 300, Parallelism: 3, Allocator: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < tc.batches && r.Next(); n++ {
+		}
+		r.Close()
+		mem.AssertSize(t, 0)
+	}
+}
