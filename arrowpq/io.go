@@ -71,33 +71,47 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 	if r.ranged != nil {
 		return r.readChunksRanged(rg) // source.go
 	}
-	ranges, reads, total, err := r.chunkLayout(rg)
+	out, pieces, err := r.placeChunks(rg, &r.chunkBuf, r.rowGroups[r.nextRG:], r.opts.Parallelism)
 	if err != nil {
 		return nil, err
 	}
+	if err := r.readPieces(pieces); err != nil {
+		return nil, r.pieceError(rg, err)
+	}
+	return out, nil
+}
+
+// placeChunks lays the column chunks of the selected leaves of row group
+// rg out in *buf and returns each leaf's bytes by leaf index and the
+// ReadAt calls that fill them, each span split split ways (appendPieces).
+// A *buf too small is replaced by one sized for the largest of rg and the
+// row groups ahead, so that it is not reallocated (and the old one left as
+// garbage) row group after row group.
+func (r *Reader) placeChunks(rg int, buf *[]byte, ahead []int, split int) (map[int][]byte, []readPiece, error) {
+	ranges, reads, total, err := r.chunkLayout(rg)
+	if err != nil {
+		return nil, nil, err
+	}
 	// The ranges were checked against the file size by ChunkRange, so the
 	// total is bounded by the file.
-	if int64(cap(r.chunkBuf)) < total {
-		// Sized once for the largest row group to be read, so that the
-		// buffer is not reallocated (and the old one left as garbage) row
-		// group after row group.
+	if int64(cap(*buf)) < total {
 		size := total
-		for _, other := range r.rowGroups[r.nextRG:] {
+		for _, other := range ahead {
 			if _, _, t, err := r.chunkLayout(other); err == nil {
 				size = max(size, t)
 			}
 		}
-		r.chunkBuf = nil
-		r.chunkBuf = make([]byte, size)
+		*buf = nil
+		*buf = make([]byte, size)
 	}
-	buf := r.chunkBuf[:total]
+	b := (*buf)[:total]
 	out := make(map[int][]byte, len(ranges))
 	var pos int64
 	ri := 0
 	var pieces []readPiece
 	for _, s := range reads {
-		dst := buf[pos : pos+(s.end-s.offset)]
-		pieces = appendPieces(pieces, dst, s.offset, r.opts.Parallelism)
+		dst := b[pos : pos+(s.end-s.offset)]
+		pieces = appendPieces(pieces, dst, s.offset, split)
 		for ri < len(ranges) && ranges[ri].offset < s.end {
 			cr := ranges[ri]
 			out[cr.leaf] = dst[cr.offset-s.offset : cr.end-s.offset : cr.end-s.offset]
@@ -105,11 +119,13 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 		}
 		pos += s.end - s.offset
 	}
-	if err := r.readPieces(pieces); err != nil {
-		return nil, &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: err.offset,
-			Err: fmt.Errorf("read %d bytes of column chunks: %w", err.n, err.err)}
-	}
-	return out, nil
+	return out, pieces, nil
+}
+
+// pieceError is the error of a failed read of row group rg.
+func (r *Reader) pieceError(rg int, err *readError) error {
+	return &Error{Op: "read", Path: r.path, RowGroup: rg, Page: -1, Offset: err.offset,
+		Err: fmt.Errorf("read %d bytes of column chunks: %w", err.n, err.err)}
 }
 
 // readPiece is one ReadAt of a row group's read.
@@ -150,26 +166,28 @@ type readError struct {
 // readPieces runs the ReadAt calls, in parallel when the reader may, and
 // returns the failure at the lowest offset.
 func (r *Reader) readPieces(pieces []readPiece) *readError {
-	read := func(p readPiece) *readError {
-		if err := r.opts.Context.Err(); err != nil {
-			return &readError{p.offset, len(p.dst), err}
-		}
-		if n, err := r.src.ReadAt(p.dst, p.offset); n < len(p.dst) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return &readError{p.offset, len(p.dst), err}
-		}
-		return nil
-	}
 	errs := make([]*readError, len(pieces))
 	if i, _ := forEach(len(pieces), r.opts.Parallelism, func(i int) error {
-		if errs[i] = read(pieces[i]); errs[i] != nil {
+		if errs[i] = r.readSpan(pieces[i]); errs[i] != nil {
 			return errs[i].err
 		}
 		return nil
 	}); i >= 0 {
 		return errs[i]
+	}
+	return nil
+}
+
+// readSpan runs one ReadAt.
+func (r *Reader) readSpan(p readPiece) *readError {
+	if err := r.opts.Context.Err(); err != nil {
+		return &readError{p.offset, len(p.dst), err}
+	}
+	if n, err := r.src.ReadAt(p.dst, p.offset); n < len(p.dst) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return &readError{p.offset, len(p.dst), err}
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package arrowpq
 import (
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -83,4 +85,398 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// Pipelined reads.
+//
+// With Parallelism > 1 a plain read (no Filter, Rows or RangeSource)
+// decodes on a pipeline instead of batch by batch with a barrier between
+// batches. A task is one field's next batch, or one ReadAt of a row
+// group's chunks; up to Parallelism goroutines take tasks in this order:
+//
+//  1. the fields of the batch Next waits for (largest field first);
+//  2. the reads of the next row group, as soon as its buffer is free;
+//  3. the fields of the batch after it, while Next waits.
+//
+// So no goroutine idles while the slowest field of a batch finishes, nor
+// while a row group is read from the file, as long as any other work is
+// allowed. A field decodes its batches in order (its leaves' state runs
+// from batch to batch); different fields are independent.
+//
+// Memory: two row groups' compressed chunks (the one being decoded and the
+// next, in two buffers sized for the largest row group; one when the read
+// has one row group), and at most one batch beyond the serial read's:
+// while Next waits for batch b, batch b+1 may be decoded; while the caller
+// holds batch b, only b+1 is. A row
+// group's buffer is reused once every batch of the row group before it
+// is decoded (no array points into it: leaves copy what they keep).
+//
+// Workers live only while there is a task allowed: one that finds none
+// exits, and Next starts them again. A Reader that is dropped without
+// Close therefore leaves no goroutine behind once the batch after the
+// current one is decoded; Close stops the workers and waits for them.
+type pipeline struct {
+	r       *Reader
+	mu      sync.Mutex
+	changed sync.Cond // the batch Next waits for is complete, or no worker is left
+	workers int       // the most goroutines at once
+	live    int       // goroutines running
+	stop    bool      // Close or the end: take no more tasks
+	waiting bool      // Next is waiting for batch want
+
+	groups  []*pipeGroup
+	batches []*pipeBatch
+	want    int   // the batch Next returns next
+	next    []int // per field: the next batch it decodes
+	busy    []bool
+	failed  []bool // per field: a task failed, its state is spent
+	slots   [2][]byte
+	rgs     []int // the row group of each group
+}
+
+// pipeGroup is a row group of the read with rows.
+type pipeGroup struct {
+	rg         int // index in the file
+	pos        int // index in Reader.rowGroups
+	index      int // index in pipeline.groups
+	firstBatch int
+	numBatches int
+	order      []int // fields, largest first (readPlan.orderByWork)
+
+	placed  bool // layout done, pieces set
+	placing bool
+	chunks  map[int][]byte
+	pieces  []readPiece
+	issued  int // pieces handed out
+	reading int // pieces handed out and not yet read
+	err     error
+	decoded int // fields that finished the group's last batch
+}
+
+// loaded reports whether every piece is read (or, after an error, whether
+// no read is under way: no more are handed out).
+func (g *pipeGroup) loaded() bool {
+	return g.placed && g.reading == 0 && (g.issued == len(g.pieces) || g.err != nil)
+}
+
+// pipeBatch is one batch of the read.
+type pipeBatch struct {
+	group *pipeGroup
+	rows  int
+	cols  []arrow.Array
+	errs  []error
+	done  int // fields finished
+	scan  int // fields of group.order before it are taken (pickField)
+}
+
+// pipeTask is a claimed task: a field's batch, a group to place, or a
+// piece of a group.
+type pipeTask struct {
+	field int // -1: not a field task
+	batch int
+	group *pipeGroup
+	piece int // -1: place the group
+}
+
+// usePipeline reports whether Next reads on a pipeline.
+func (r *Reader) usePipeline() bool {
+	return r.opts.Parallelism > 1 && r.filt == nil && r.ranged == nil && r.plan.batchCap == 0 && len(r.plan.fields) > 0
+}
+
+// newPipeline plans the batches of the row groups not yet read.
+func newPipeline(r *Reader) *pipeline {
+	p := &pipeline{r: r, workers: r.opts.Parallelism}
+	p.changed.L = &p.mu
+	nf := len(r.plan.fields)
+	p.next = make([]int, nf)
+	p.busy = make([]bool, nf)
+	p.failed = make([]bool, nf)
+	for pos := r.nextRG; pos < len(r.rowGroups); pos++ {
+		rg := r.rowGroups[pos]
+		rows := r.file.Meta.RowGroups[rg].NumRows
+		if rows <= 0 {
+			continue
+		}
+		g := &pipeGroup{rg: rg, pos: pos, index: len(p.groups), firstBatch: len(p.batches)}
+		for rows > 0 {
+			n := min(rows, int64(r.opts.BatchSize))
+			p.batches = append(p.batches, &pipeBatch{group: g, rows: int(n)})
+			rows -= n
+			g.numBatches++
+		}
+		p.groups = append(p.groups, g)
+		p.rgs = append(p.rgs, rg)
+	}
+	r.nextRG = len(r.rowGroups)
+	return p
+}
+
+// pick claims the next task allowed, or reports that there is none.
+// p.mu is held.
+//
+// While the caller holds a batch, only the batch Next returns next is
+// decoded; while Next waits, the one after it too. Allowing two batches
+// ahead while Next waits (so that the workers keep busy while Next gets a
+// core) made no difference that traces of the loaded test machine could
+// tell from noise, and costs a batch of memory; a worker that completes
+// the batch Next waits for yields its core to Next instead (work).
+func (p *pipeline) pick() (pipeTask, bool) {
+	if p.stop {
+		return pipeTask{}, false
+	}
+	if t, ok := p.pickField(p.want); ok {
+		return t, true
+	}
+	if t, ok := p.pickLoad(); ok {
+		return t, true
+	}
+	if !p.waiting {
+		return pipeTask{}, false
+	}
+	return p.pickField(p.want + 1)
+}
+
+// pickField claims a field whose next batch is b, the largest first. p.mu
+// is held.
+func (p *pipeline) pickField(b int) (pipeTask, bool) {
+	if b >= len(p.batches) {
+		return pipeTask{}, false
+	}
+	pb := p.batches[b]
+	g := pb.group
+	if !g.loaded() || g.err != nil {
+		return pipeTask{}, false
+	}
+	// pb.scan skips the fields taken for b already, so that a file of
+	// thousands of columns does not scan them all for every task; it stops
+	// at a field still on an earlier batch.
+	for i := pb.scan; i < len(g.order); i++ {
+		f := g.order[i]
+		switch {
+		case p.next[f] > b || p.failed[f] || (p.next[f] == b && p.busy[f]):
+			if i == pb.scan {
+				pb.scan++
+			}
+		case p.next[f] == b:
+			if i == pb.scan {
+				pb.scan++
+			}
+			p.busy[f] = true
+			return pipeTask{field: f, batch: b}, true
+		}
+	}
+	return pipeTask{}, false
+}
+
+// pickLoad claims the placing or a piece of the first group not yet
+// loaded, once the group two before it (same buffer) is decoded.
+func (p *pipeline) pickLoad() (pipeTask, bool) {
+	for i, g := range p.groups {
+		if g.loaded() || g.err != nil {
+			continue
+		}
+		if i >= 2 && p.groups[i-2].decoded < len(p.next) {
+			return pipeTask{}, false
+		}
+		if !g.placed {
+			if g.placing {
+				return pipeTask{}, false
+			}
+			g.placing = true
+			return pipeTask{field: -1, group: g, piece: -1}, true
+		}
+		if g.issued < len(g.pieces) {
+			g.issued++
+			g.reading++
+			return pipeTask{field: -1, group: g, piece: g.issued - 1}, true
+		}
+		return pipeTask{}, false
+	}
+	return pipeTask{}, false
+}
+
+// spawn starts workers for the tasks allowed, up to p.workers. p.mu is held.
+func (p *pipeline) spawn() {
+	for p.live < p.workers {
+		t, ok := p.pick()
+		if !ok {
+			return
+		}
+		p.live++
+		go p.work(t)
+	}
+}
+
+// work runs t and then the tasks allowed after it, and exits when there
+// is none.
+func (p *pipeline) work(t pipeTask) {
+	for {
+		if p.run(t) {
+			// Next waits for the batch just completed: hand it this
+			// core now rather than at the next preemption, so that it
+			// returns the batch and allows the next one.
+			runtime.Gosched()
+		}
+		p.mu.Lock()
+		p.spawn()
+		var ok bool
+		t, ok = p.pick()
+		if !ok {
+			p.live--
+			if p.live == 0 {
+				p.changed.Broadcast() // shutdown waits for this
+			}
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+	}
+}
+
+// finished records that a task ended and wakes Next when the batch it
+// waits for can be returned; it reports whether it did. p.mu is held.
+func (p *pipeline) finished() bool {
+	if p.waiting && p.want < len(p.batches) && p.complete(p.want) {
+		p.changed.Broadcast()
+		return true
+	}
+	return false
+}
+
+// run runs a task and records its outcome. It reports whether Next was
+// woken.
+func (p *pipeline) run(t pipeTask) bool {
+	r := p.r
+	if t.field < 0 {
+		g := t.group
+		if t.piece < 0 {
+			slot := &p.slots[g.index%2]
+			// The slot is free: the group two before is decoded, and no
+			// task touches a group's buffer before it is placed.
+			var chunks map[int][]byte
+			var pieces []readPiece
+			err := call(func(int) error {
+				var err error
+				chunks, pieces, err = r.placeChunks(g.rg, slot, p.rgs[g.index:], 4*p.workers)
+				return err
+			}, 0)
+			order := orderByWork(r.file, g.rg, r.plan.fields)
+			p.mu.Lock()
+			g.placing, g.placed = false, true
+			g.chunks, g.pieces, g.err, g.order = chunks, pieces, err, order
+			woke := p.finished()
+			p.mu.Unlock()
+			return woke
+		}
+		var rerr *readError
+		if err := call(func(int) error {
+			rerr = r.readSpan(g.pieces[t.piece])
+			return nil
+		}, 0); err != nil {
+			rerr = &readError{g.pieces[t.piece].offset, len(g.pieces[t.piece].dst), err}
+		}
+		p.mu.Lock()
+		g.reading--
+		if rerr != nil && g.err == nil {
+			g.err = r.pieceError(g.rg, rerr)
+		}
+		woke := p.finished()
+		p.mu.Unlock()
+		return woke
+	}
+	b := p.batches[t.batch]
+	g := b.group
+	fd := r.plan.fields[t.field]
+	// call, so that a panic is this field's error (ErrInternal).
+	var col arrow.Array
+	err := call(func(int) error {
+		if t.batch == g.firstBatch {
+			if err := fd.startRowGroup(r, g.rg, g.chunks); err != nil {
+				return err
+			}
+		}
+		var err error
+		col, err = fd.next(b.rows)
+		return err
+	}, t.field)
+	p.mu.Lock()
+	p.busy[t.field] = false
+	p.next[t.field]++
+	if b.cols == nil {
+		b.cols = make([]arrow.Array, len(r.plan.fields))
+		b.errs = make([]error, len(r.plan.fields))
+	}
+	b.cols[t.field], b.errs[t.field] = col, err
+	b.done++
+	if err != nil {
+		// The field's decoders are mid-batch: nothing more of it is
+		// decoded. Next reports the error when it reaches this batch.
+		p.failed[t.field] = true
+	}
+	if t.batch == g.firstBatch+g.numBatches-1 {
+		g.decoded++
+	}
+	woke := p.finished()
+	p.mu.Unlock()
+	return woke
+}
+
+// complete reports whether batch b can be returned or failed: every field
+// is done, or a field or the group's read failed. p.mu is held.
+func (p *pipeline) complete(b int) bool {
+	pb := p.batches[b]
+	if pb.group.err != nil && pb.group.loaded() {
+		return true
+	}
+	// Every field finishes batch b, with or without an error: a field that
+	// failed before b failed the batch Next returned before.
+	return pb.done == len(p.next)
+}
+
+// take waits for batch want and returns its arrays (the caller owns them)
+// and the group it belongs to, or the error of its first failing field in
+// schema order, or of the group's read.
+func (p *pipeline) take() ([]arrow.Array, *pipeGroup, int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.want
+	p.waiting = true
+	p.spawn()
+	for !p.complete(b) {
+		p.changed.Wait()
+	}
+	p.waiting = false
+	pb := p.batches[b]
+	if g := pb.group; g.err != nil {
+		return nil, g, -1, g.err
+	}
+	for f, err := range pb.errs {
+		if err != nil {
+			return nil, pb.group, f, err
+		}
+	}
+	cols := pb.cols
+	pb.cols = nil
+	p.want++
+	p.spawn() // batch want may start while the caller holds this one
+	return cols, pb.group, -1, nil
+}
+
+// shutdown stops the workers, waits for them to exit and releases the
+// arrays decoded ahead.
+func (p *pipeline) shutdown() {
+	p.mu.Lock()
+	p.stop = true
+	for p.live > 0 {
+		p.changed.Wait()
+	}
+	p.mu.Unlock()
+	for _, b := range p.batches {
+		for _, c := range b.cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+		b.cols = nil
+	}
 }

@@ -90,13 +90,19 @@ func newReadPlan(f *metadata.File, opts *ReadOptions) (*readPlan, error) {
 	return p, nil
 }
 
-// orderByWork sorts p.order by the uncompressed size of each field's
-// column chunks in row group rg, largest first (longest-processing-time
-// scheduling; lineitem's comment column is the last field and the
-// heaviest).
+// orderByWork sorts p.order by the work of each field in row group rg
+// (orderByWork).
 func (p *readPlan) orderByWork(f *metadata.File, rg int) {
-	work := make([]int64, len(p.fields))
-	for i, fd := range p.fields {
+	p.order = orderByWork(f, rg, p.fields)
+}
+
+// orderByWork returns the indices of fields sorted by the uncompressed
+// size of each field's column chunks in row group rg, largest first
+// (longest-processing-time scheduling; lineitem's comment column is the
+// last field and the heaviest).
+func orderByWork(f *metadata.File, rg int, fields []fieldDecoder) []int {
+	work := make([]int64, len(fields))
+	for i, fd := range fields {
 		if fr, ok := fd.(*fieldReader); ok {
 			for _, leaf := range fr.order {
 				if md := f.Meta.RowGroups[rg].Columns[leaf].MetaData; md != nil {
@@ -105,13 +111,12 @@ func (p *readPlan) orderByWork(f *metadata.File, rg int) {
 			}
 		}
 	}
-	if len(p.order) != len(p.fields) {
-		p.order = make([]int, len(p.fields))
+	order := make([]int, len(fields))
+	for i := range order {
+		order[i] = i
 	}
-	for i := range p.order {
-		p.order[i] = i
-	}
-	sort.SliceStable(p.order, func(a, b int) bool { return work[p.order[a]] > work[p.order[b]] })
+	sort.SliceStable(order, func(a, b int) bool { return work[order[a]] > work[order[b]] })
+	return order
 }
 
 func (p *readPlan) startRowGroup(r *Reader, rg int, chunks map[int][]byte) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/internal/localfile"
 	"github.com/arrowpq/arrowpq/metadata"
@@ -22,7 +23,8 @@ import (
 // when ReadOptions.Parallelism allows.
 //
 // Memory: a Reader holds the compressed column chunks of one row group and
-// the batch being built. The batch returned by RecordBatch is owned by the
+// the batch being built; with Parallelism > 1, those of two row groups and
+// the batch after the one Next returns. The batch returned by RecordBatch is owned by the
 // Reader and released by the next call to Next or by Release/Close; Retain
 // it to keep it longer.
 type Reader struct {
@@ -43,6 +45,7 @@ type Reader struct {
 	cur       arrow.RecordBatch
 	err       error
 	closed    bool
+	pipe      *pipeline                 // Parallelism > 1: the batches decoded ahead (parallel.go)
 	ranged    *rangedRead               // NewReaderFromSource: reads through a RangeSource
 	dec       *encryption.FileDecryptor // nil: the file is not encrypted
 
@@ -164,6 +167,9 @@ func (r *Reader) Close() error {
 		r.cur.Release()
 		r.cur = nil
 	}
+	if r.pipe != nil {
+		r.pipe.shutdown()
+	}
 	r.plan.release()
 	if r.filt != nil {
 		r.filt.release()
@@ -200,10 +206,22 @@ func (r *Reader) Next() bool {
 	}
 	if err := r.opts.Context.Err(); err != nil {
 		r.err = err
+		if r.pipe != nil {
+			r.pipe.shutdown()
+		}
 		return false
 	}
 	if r.filt != nil {
 		return r.nextFiltered() // filterread.go
+	}
+	if r.pipe == nil && r.rowsLeft == 0 && r.usePipeline() {
+		r.pipe = newPipeline(r)
+	}
+	if r.pipe != nil {
+		if ok, done := r.nextPipelined(); done {
+			return ok
+		}
+		// A batch outgrew 32-bit offsets: the rest is read batch by batch.
 	}
 	for r.rowsLeft == 0 {
 		if r.nextRG >= len(r.rowGroups) {
@@ -226,6 +244,13 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	n = int64(got)
+	r.setBatch(cols, n)
+	r.rowsLeft -= n
+	return true
+}
+
+// setBatch makes cols, whose references it takes over, the current batch.
+func (r *Reader) setBatch(cols []arrow.Array, n int64) {
 	r.cur = array.NewRecordBatch(r.plan.schema, cols, n)
 	if r.pool != nil {
 		// Room in the pool for this batch once it is released, so that
@@ -239,10 +264,62 @@ func (r *Reader) Next() bool {
 	for _, c := range cols {
 		c.Release()
 	}
-	r.rowsLeft -= n
 	r.stats.RowsDecoded += n
 	r.stats.RowsReturned += n
-	return true
+}
+
+// nextPipelined is Next on the pipeline. done is false when the batch
+// Next waits for outgrew 32-bit offsets: the pipeline is then stopped and
+// the Reader set to read the rest of the row group batch by batch,
+// restarted with half the batch size, as decodeFitting does.
+func (r *Reader) nextPipelined() (ok, done bool) {
+	p := r.pipe
+	if p.want >= len(p.batches) {
+		p.shutdown()
+		return false, true
+	}
+	b := p.batches[p.want]
+	cols, g, field, err := p.take()
+	r.rg = g.rg
+	if err != nil {
+		var full *column.BatchFullError
+		if field >= 0 && b.rows > 1 && errors.As(err, &full) {
+			if err := r.leavePipeline(g); err != nil {
+				r.err = err
+				return false, true
+			}
+			return false, false
+		}
+		p.shutdown()
+		if field >= 0 {
+			err = r.locate(err, r.plan.fields[field])
+		}
+		r.err = err
+		return false, true
+	}
+	r.plan.chunks, r.plan.order = g.chunks, g.order
+	r.setBatch(cols, int64(b.rows))
+	return true, true
+}
+
+// leavePipeline stops the pipeline at batch p.want, in group g, and
+// restarts g for the batch-by-batch read with half the batch size.
+func (r *Reader) leavePipeline(g *pipeGroup) error {
+	p := r.pipe
+	p.shutdown()
+	r.pipe = nil
+	var left int64
+	for _, b := range p.batches[p.want:] {
+		if b.group == g {
+			left += int64(b.rows)
+		}
+	}
+	r.rg, r.rowsLeft, r.nextRG = g.rg, left, g.pos+1
+	r.chunkBuf = p.slots[g.index%2]
+	r.plan.chunks = g.chunks
+	r.plan.order = g.order
+	r.plan.batchCap = (p.batches[p.want].rows + 1) / 2
+	return r.restartRowGroup()
 }
 
 // heldBytes is the memory held by the buffers of d and its children.
