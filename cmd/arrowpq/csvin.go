@@ -1,8 +1,8 @@
 package main
 
-// CSV and TSV input. Parsing is arrow-go's arrow/csv (over encoding/csv:
-// quoting, quoted newlines, CRLF); what it lacks and this file adds is
-// type inference over a sample, BOM removal and the null strings list.
+// CSV and TSV input: type inference over a sample (read with
+// encoding/csv), BOM removal and the null strings list; the rows are read
+// by csvsplit.go and csvcols.go, or arrow-go's arrow/csv as the fallback.
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,8 +48,11 @@ func (o *textOptions) nullList() []string {
 }
 
 // openCSV reads CSV (or TSV) from r: a sample of rows is parsed first to
-// infer the schema (unless --schema gives it), then arrow-go's CSV reader
-// reads the sample again and the rest.
+// infer the schema (unless --schema gives it), then the sample is read
+// again with the rest: by our splitter and column parsers (csvsplit.go,
+// csvcols.go), or by arrow-go's CSV reader for what they do not handle
+// (a delimiter beyond ASCII; types other than booleans, integers, floats,
+// Decimal128, strings, Date32 and timestamps).
 func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, error) {
 	to := opts.text
 	comma := ','
@@ -144,12 +148,15 @@ func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, err
 			}
 		}
 	}
+	// The reader reads the sample again, then the rest of the input.
+	rest := io.MultiReader(bytes.NewReader(sample.Bytes()), br)
+	if src := openFastCSV(rest, schema, comma, !to.noHeader && len(names) > 0, nulls, batchRows); src != nil {
+		return src, nil
+	}
 	// Dates are read as strings and converted here: arrow-go's CSV reader
 	// parses each with time.Parse, which was 13% of a 1 GB convert with
 	// three date columns (profile in docs/performance.md).
 	readSchema, dateCols := datesAsStrings(schema)
-	// The reader reads the sample again, then the rest of the input.
-	rest := io.MultiReader(bytes.NewReader(sample.Bytes()), br)
 	cr := arrowcsv.NewReader(rest, readSchema,
 		arrowcsv.WithComma(comma),
 		arrowcsv.WithHeader(!to.noHeader && len(names) > 0),
@@ -226,23 +233,23 @@ func convertDates(rec arrow.RecordBatch, schema *arrow.Schema, dateCols []int, f
 
 // parseDate reads YYYY-MM-DD (what time.Parse("2006-01-02") accepts:
 // four-digit year, a real day of the month) as days since 1970-01-01.
-func parseDate(s string) (arrow.Date32, bool) {
+func parseDate[S ~string | ~[]byte](s S) (arrow.Date32, bool) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return 0, false
 	}
-	num := func(b string) (int, bool) {
+	num := func(from, to int) (int, bool) {
 		n := 0
-		for i := 0; i < len(b); i++ {
-			if b[i] < '0' || b[i] > '9' {
+		for i := from; i < to; i++ {
+			if s[i] < '0' || s[i] > '9' {
 				return 0, false
 			}
-			n = n*10 + int(b[i]-'0')
+			n = n*10 + int(s[i]-'0')
 		}
 		return n, true
 	}
-	y, ok1 := num(s[0:4])
-	m, ok2 := num(s[5:7])
-	d, ok3 := num(s[8:10])
+	y, ok1 := num(0, 4)
+	m, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
 	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
 		return 0, false
 	}
@@ -460,4 +467,90 @@ func plainFloat(s string) bool {
 		}
 	}
 	return true
+}
+
+// openFastCSV reads CSV from r with the splitter and the typed column
+// parsers, or returns nil when they cannot read it (see openCSV).
+// header: the first record is the header and is skipped.
+func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nullList []string, batchRows int) *batchSource {
+	ncols := schema.NumFields()
+	if comma >= utf8.RuneSelf || ncols == 0 {
+		return nil
+	}
+	cols := make([]csvColumn, ncols)
+	for i, f := range schema.Fields() {
+		if cols[i] = newCSVColumn(f.Type, batchRows); cols[i] == nil {
+			return nil
+		}
+	}
+	sp := newCSVSplitter(r, byte(comma))
+	nulls := newCSVNulls(nullList)
+	var rows int64 // rows in earlier batches
+	done := false
+	next := func() (arrow.RecordBatch, error) {
+		n := 0 // rows in this batch
+		for !done && n < batchRows {
+			want := batchRows - n
+			if header {
+				want++
+			}
+			k, err := sp.next(want)
+			if err == io.EOF {
+				done = true
+				break
+			}
+			if err != nil {
+				done = true
+				return nil, fmt.Errorf("csv: %w", err)
+			}
+			for i := range k {
+				if got := sp.recEnd[i] - recStart(sp, i); got != ncols {
+					done = true
+					return nil, fmt.Errorf("csv: line %d: %d fields, want %d (as the header or --schema has)", sp.recLine[i], got, ncols)
+				}
+			}
+			r0 := 0
+			if header {
+				r0, header = 1, false
+			}
+			first := recStart(sp, r0)
+			for c, col := range cols {
+				f := csvFields{s: sp, first: first + c, stride: ncols, n: k - r0}
+				if bad := col.add(f, nulls); bad >= 0 {
+					done = true
+					v := f.at(bad)
+					if len(v) > 100 {
+						v = append(v[:100:100], "..."...)
+					}
+					return nil, fmt.Errorf("csv: line %d, row %d, column %q: %q is not %s",
+						sp.recLine[r0+bad], rows+int64(n+bad)+1, schema.Field(c).Name, v, col.what())
+				}
+			}
+			n += k - r0
+		}
+		if n == 0 {
+			return nil, io.EOF
+		}
+		arrs := make([]arrow.Array, ncols)
+		for c, col := range cols {
+			arrs[c] = col.finish(batchRows)
+		}
+		rec := array.NewRecordBatch(schema, arrs, int64(n))
+		for _, a := range arrs {
+			a.Release()
+		}
+		rows += int64(n)
+		return rec, nil
+	}
+	return &batchSource{schema: schema, kv: map[string]string{}, total: -1, release: true,
+		close: func() error { return nil }, next: next}
+}
+
+// recStart is the index of the first field of record i of the
+// splitter's last call.
+func recStart(sp *csvSplitter, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return sp.recEnd[i-1]
 }

@@ -1,0 +1,370 @@
+package main
+
+// The CSV record splitter of convert's CSV input: the grammar of
+// encoding/csv (RFC 4180 with its relaxations) without a string per
+// record or a copy per field.
+//
+//	record = field *(delim field) (LF / CRLF / end of input)
+//	field  = quoted / bare
+//	quoted = DQUOTE *(any byte but DQUOTE / 2DQUOTE) DQUOTE
+//	bare   = *(any byte but delim, DQUOTE, LF)
+//
+// As in encoding/csv (LazyQuotes off, no comment character): empty lines
+// are skipped; CRLF ends a record like LF, and inside a quoted field it
+// becomes LF; a CR at the very end of the input is dropped; a quote in a
+// bare field, or a closing quote followed by anything but a delimiter or
+// a line end, is an error; so is a quoted field open at the end of input.
+//
+// The input is read in big blocks. Fields are (start, end) spans into the
+// block: a quoted field with a doubled quote or a CRLF is unescaped in
+// place (it only shrinks). A line without a quote, by far the most common
+// case, is split by a word-at-a-time scan for the delimiter; the rest
+// goes through a byte-wise parser.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+)
+
+// Block sizes of the splitter: it reads csvBlockSize bytes at a time and
+// grows its buffer for a record longer than that.
+const csvBlockSize = 4 << 20
+
+// errCSVQuote and errCSVBareQuote are encoding/csv's ErrQuote and
+// ErrBareQuote in the splitter's words.
+var (
+	errCSVQuote     = errors.New(`extraneous or missing " in quoted field`)
+	errCSVBareQuote = errors.New(`bare " in non-quoted field`)
+)
+
+// csvSyntaxError is a CSV syntax error at a line and byte column
+// (both 1-based), like encoding/csv's ParseError.
+type csvSyntaxError struct {
+	Line, Column int64
+	Err          error
+}
+
+func (e *csvSyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+}
+
+func (e *csvSyntaxError) Unwrap() error { return e.Err }
+
+// csvSplitter splits CSV input into records and fields. The zero value
+// is not usable; see newCSVSplitter.
+type csvSplitter struct {
+	r     io.Reader
+	comma byte
+	buf   []byte // buf[pos:end] is data not yet split
+	pos   int
+	end   int
+	eof   bool  // r is at its end: buf[end] is the end of input
+	err   error // a read error, reported once buf is drained
+	line  int64 // line number of buf[pos]
+
+	// The records of the last call to next, valid until the next call:
+	// record i has fields recEnd[i-1]..recEnd[i] (recEnd[-1] = 0), field
+	// j is buf[start[j]:stop[j]], and the record starts on line recLine[i].
+	start, stop []int
+	recEnd      []int
+	recLine     []int64
+}
+
+func newCSVSplitter(r io.Reader, comma byte) *csvSplitter {
+	return &csvSplitter{r: r, comma: comma, line: 1}
+}
+
+// field returns field j of the last call to next.
+func (s *csvSplitter) field(j int) []byte { return s.buf[s.start[j]:s.stop[j]] }
+
+// next splits up to max records (max > 0). It returns the number of
+// records, io.EOF at a clean end of input, or a syntax or read error.
+// The records it returns are complete: at least one unless it returns an
+// error. Their bytes stay valid until the next call.
+func (s *csvSplitter) next(max int) (int, error) {
+	s.start, s.stop, s.recEnd, s.recLine = s.start[:0], s.stop[:0], s.recEnd[:0], s.recLine[:0]
+	for {
+		n, err := s.split(max)
+		if n > 0 || err != nil {
+			return n, err
+		}
+		if s.eof {
+			if s.err != nil {
+				return 0, s.err
+			}
+			return 0, io.EOF
+		}
+		if err := s.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// fill moves the unsplit data to the front of the buffer (growing it
+// when that data fills it) and reads until the buffer is full or the
+// input ends.
+func (s *csvSplitter) fill() error {
+	if s.buf == nil {
+		s.buf = make([]byte, csvBlockSize)
+	}
+	rest := s.end - s.pos
+	if rest >= len(s.buf)/2 && rest > 0 && s.pos == 0 {
+		// One record fills the buffer: double it.
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	} else if s.pos > 0 {
+		copy(s.buf, s.buf[s.pos:s.end])
+		s.pos, s.end = 0, rest
+	}
+	for s.end < len(s.buf) {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err == io.EOF {
+			s.eof = true
+			return nil
+		}
+		if err != nil {
+			s.eof, s.err = true, err
+			return nil
+		}
+		if n == 0 {
+			continue
+		}
+	}
+	return nil
+}
+
+// split splits the complete records in buf[pos:end], up to max. At the
+// end of input the last record may end without a newline.
+func (s *csvSplitter) split(max int) (int, error) {
+	n := 0
+	b := s.buf[:s.end]
+	for n < max && s.pos < s.end {
+		p := s.pos
+		// Empty lines.
+		if b[p] == '\n' {
+			s.pos++
+			s.line++
+			continue
+		}
+		if b[p] == '\r' {
+			if p+1 < len(b) && b[p+1] == '\n' {
+				s.pos += 2
+				s.line++
+				continue
+			}
+			if p+1 == len(b) {
+				if s.eof {
+					s.pos++
+					continue
+				}
+				break
+			}
+		}
+		nl := bytes.IndexByte(b[p:], '\n')
+		var line []byte
+		if nl >= 0 {
+			line = b[p : p+nl]
+		} else if s.eof {
+			line = b[p:]
+		} else {
+			break // the record may go on after the buffer
+		}
+		if bytes.IndexByte(line, '"') < 0 {
+			// A bare line: split at the delimiters.
+			s.recLine = append(s.recLine, s.line)
+			stop := p + len(line)
+			if len(line) > 0 && line[len(line)-1] == '\r' && (nl >= 0 || s.eof) {
+				stop--
+			}
+			s.splitBare(p, stop)
+			s.recEnd = append(s.recEnd, len(s.stop))
+			s.pos = p + len(line)
+			if nl >= 0 {
+				s.pos++
+				s.line++
+			}
+			n++
+			continue
+		}
+		mark := len(s.stop)
+		next, lines, ok, err := s.splitQuoted(p)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			s.start, s.stop = s.start[:mark], s.stop[:mark]
+			break
+		}
+		s.recLine = append(s.recLine, s.line)
+		s.recEnd = append(s.recEnd, len(s.stop))
+		s.pos = next
+		s.line += lines
+		n++
+	}
+	return n, nil
+}
+
+// splitBare appends the fields of buf[from:to], a record without quotes,
+// looking at eight bytes at a time for the delimiter.
+func (s *csvSplitter) splitBare(from, to int) {
+	b := s.buf[:to]
+	const lo, hi7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	pat := lo * uint64(s.comma)
+	fieldStart := from
+	i := from
+	for ; i+8 <= to; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:]) ^ pat
+		// A byte of x is zero where b has the delimiter; m has its high
+		// bit set for exactly those bytes.
+		m := ^(((x & hi7) + hi7) | x | hi7)
+		for m != 0 {
+			j := i + bits.TrailingZeros64(m)>>3
+			s.start = append(s.start, fieldStart)
+			s.stop = append(s.stop, j)
+			fieldStart = j + 1
+			m &= m - 1
+		}
+	}
+	for ; i < to; i++ {
+		if b[i] == s.comma {
+			s.start = append(s.start, fieldStart)
+			s.stop = append(s.stop, i)
+			fieldStart = i + 1
+		}
+	}
+	s.start = append(s.start, fieldStart)
+	s.stop = append(s.stop, to)
+}
+
+// splitQuoted splits the record at buf[p], which has a quote somewhere,
+// byte by byte. It returns where the next record starts and the lines
+// the record spans; ok false when the record goes on after the buffer.
+func (s *csvSplitter) splitQuoted(p int) (next int, lines int64, ok bool, err error) {
+	b := s.buf[:s.end]
+	comma := s.comma
+	lineStart := p // for error columns
+	synErr := func(at int, e error) error {
+		return &csvSyntaxError{Line: s.line + lines, Column: int64(at-lineStart) + 1, Err: e}
+	}
+	for {
+		// At the start of a field.
+		if p < len(b) && b[p] == '"' {
+			q := p + 1
+			fix := false
+			r := q
+			var closing int
+			for {
+				i := bytes.IndexByte(b[r:], '"')
+				if i < 0 {
+					if s.eof {
+						// Columns as encoding/csv counts them: after the
+						// field's last byte.
+						c := bytes.LastIndexByte(b, '\n')
+						at := len(b)
+						ls := lineStart
+						if c >= q {
+							ls = c + 1
+						}
+						lines += int64(bytes.Count(b[q:], []byte{'\n'}))
+						return 0, 0, false, &csvSyntaxError{Line: s.line + lines, Column: int64(at-ls) + 1, Err: errCSVQuote}
+					}
+					return 0, 0, false, nil
+				}
+				r += i + 1
+				if r < len(b) && b[r] == '"' {
+					fix = true
+					r++
+					continue
+				}
+				if r == len(b) && !s.eof {
+					return 0, 0, false, nil // a doubled quote may follow
+				}
+				closing = r - 1
+				break
+			}
+			content := b[q:closing]
+			if k := bytes.Count(content, []byte{'\n'}); k > 0 {
+				lines += int64(k)
+				lineStart = q + bytes.LastIndexByte(content, '\n') + 1
+				fix = fix || bytes.Contains(content, []byte("\r\n"))
+			}
+			w := closing
+			if fix {
+				w = q
+				for i := q; i < closing; i++ {
+					c := b[i]
+					if c == '"' {
+						i++ // the first of a doubled quote; keep the second
+					} else if c == '\r' && b[i+1] == '\n' {
+						continue
+					}
+					b[w] = b[i]
+					w++
+				}
+			}
+			s.start = append(s.start, q)
+			s.stop = append(s.stop, w)
+			p = closing + 1
+			switch {
+			case p == len(b):
+				if !s.eof {
+					return 0, 0, false, nil
+				}
+				return p, lines, true, nil
+			case b[p] == comma:
+				p++
+				continue
+			case b[p] == '\n':
+				return p + 1, lines + 1, true, nil
+			case b[p] == '\r' && p+1 < len(b) && b[p+1] == '\n':
+				return p + 2, lines + 1, true, nil
+			case b[p] == '\r' && p+1 == len(b):
+				if !s.eof {
+					return 0, 0, false, nil
+				}
+				return p + 1, lines, true, nil
+			default:
+				return 0, 0, false, synErr(p, errCSVQuote)
+			}
+		}
+		// A bare field: up to a delimiter or the end of the line.
+		f := p
+		for p < len(b) && b[p] != comma && b[p] != '\n' {
+			if b[p] == '"' {
+				return 0, 0, false, synErr(p, errCSVBareQuote)
+			}
+			p++
+		}
+		if p == len(b) {
+			if !s.eof {
+				return 0, 0, false, nil
+			}
+			stop := p
+			if stop > f && b[stop-1] == '\r' {
+				stop--
+			}
+			s.start = append(s.start, f)
+			s.stop = append(s.stop, stop)
+			return p, lines, true, nil
+		}
+		if b[p] == comma {
+			s.start = append(s.start, f)
+			s.stop = append(s.stop, p)
+			p++
+			continue
+		}
+		stop := p
+		if stop > f && b[stop-1] == '\r' {
+			stop--
+		}
+		s.start = append(s.start, f)
+		s.stop = append(s.stop, stop)
+		return p + 1, lines + 1, true, nil
+	}
+}
