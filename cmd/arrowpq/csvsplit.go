@@ -39,6 +39,7 @@ const csvBlockSize = 4 << 20
 var (
 	errCSVQuote     = errors.New(`extraneous or missing " in quoted field`)
 	errCSVBareQuote = errors.New(`bare " in non-quoted field`)
+	errCSVOpenQuote = errors.New(`quoted field not closed at the end of input`)
 )
 
 // csvSyntaxError is a CSV syntax error at a line and byte column
@@ -59,11 +60,11 @@ func (e *csvSyntaxError) Unwrap() error { return e.Err }
 type csvSplitter struct {
 	r     io.Reader
 	comma byte
+	block int    // first buffer size
 	buf   []byte // buf[pos:end] is data not yet split
 	pos   int
 	end   int
 	eof   bool  // r is at its end: buf[end] is the end of input
-	err   error // a read error, reported once buf is drained
 	line  int64 // line number of buf[pos]
 
 	// The records of the last call to next, valid until the next call:
@@ -72,19 +73,20 @@ type csvSplitter struct {
 	start, stop []int
 	recEnd      []int
 	recLine     []int64
+	fix         []int // fields of the record being split to unescape
 }
 
 func newCSVSplitter(r io.Reader, comma byte) *csvSplitter {
-	return &csvSplitter{r: r, comma: comma, line: 1}
+	return &csvSplitter{r: r, comma: comma, block: csvBlockSize, line: 1}
 }
 
 // field returns field j of the last call to next.
 func (s *csvSplitter) field(j int) []byte { return s.buf[s.start[j]:s.stop[j]] }
 
 // next splits up to max records (max > 0). It returns the number of
-// records, io.EOF at a clean end of input, or a syntax or read error.
-// The records it returns are complete: at least one unless it returns an
-// error. Their bytes stay valid until the next call.
+// records, io.EOF at a clean end of input, or a syntax or read error
+// (with the records before it). At least one record unless it returns
+// an error. Their bytes stay valid until the next call.
 func (s *csvSplitter) next(max int) (int, error) {
 	s.start, s.stop, s.recEnd, s.recLine = s.start[:0], s.stop[:0], s.recEnd[:0], s.recLine[:0]
 	for {
@@ -93,9 +95,6 @@ func (s *csvSplitter) next(max int) (int, error) {
 			return n, err
 		}
 		if s.eof {
-			if s.err != nil {
-				return 0, s.err
-			}
 			return 0, io.EOF
 		}
 		if err := s.fill(); err != nil {
@@ -109,17 +108,17 @@ func (s *csvSplitter) next(max int) (int, error) {
 // input ends.
 func (s *csvSplitter) fill() error {
 	if s.buf == nil {
-		s.buf = make([]byte, csvBlockSize)
+		s.buf = make([]byte, s.block)
 	}
-	rest := s.end - s.pos
-	if rest >= len(s.buf)/2 && rest > 0 && s.pos == 0 {
+	if s.pos > 0 {
+		s.end = copy(s.buf, s.buf[s.pos:s.end])
+		s.pos = 0
+	}
+	if s.end == len(s.buf) {
 		// One record fills the buffer: double it.
 		nb := make([]byte, 2*len(s.buf))
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
-	} else if s.pos > 0 {
-		copy(s.buf, s.buf[s.pos:s.end])
-		s.pos, s.end = 0, rest
 	}
 	for s.end < len(s.buf) {
 		n, err := s.r.Read(s.buf[s.end:])
@@ -129,11 +128,7 @@ func (s *csvSplitter) fill() error {
 			return nil
 		}
 		if err != nil {
-			s.eof, s.err = true, err
-			return nil
-		}
-		if n == 0 {
-			continue
+			return err
 		}
 	}
 	return nil
@@ -179,7 +174,7 @@ func (s *csvSplitter) split(max int) (int, error) {
 			// A bare line: split at the delimiters.
 			s.recLine = append(s.recLine, s.line)
 			stop := p + len(line)
-			if len(line) > 0 && line[len(line)-1] == '\r' && (nl >= 0 || s.eof) {
+			if len(line) > 0 && line[len(line)-1] == '\r' { // CRLF, or a CR at the end of input
 				stop--
 			}
 			s.splitBare(p, stop)
@@ -246,6 +241,35 @@ func (s *csvSplitter) splitBare(from, to int) {
 // byte by byte. It returns where the next record starts and the lines
 // the record spans; ok false when the record goes on after the buffer.
 func (s *csvSplitter) splitQuoted(p int) (next int, lines int64, ok bool, err error) {
+	s.fix = s.fix[:0]
+	next, lines, ok, err = s.splitQuoted1(p)
+	if ok {
+		for _, j := range s.fix {
+			s.stop[j] = s.unescape(s.start[j], s.stop[j])
+		}
+	}
+	return next, lines, ok, err
+}
+
+// unescape turns the doubled quotes of buf[from:to] into one and its
+// CRLFs into LF, in place; it returns the new end.
+func (s *csvSplitter) unescape(from, to int) int {
+	b := s.buf
+	w := from
+	for i := from; i < to; i++ {
+		c := b[i]
+		if c == '"' {
+			i++ // the first of a doubled quote; keep the second
+		} else if c == '\r' && b[i+1] == '\n' {
+			continue
+		}
+		b[w] = b[i]
+		w++
+	}
+	return w
+}
+
+func (s *csvSplitter) splitQuoted1(p int) (next int, lines int64, ok bool, err error) {
 	b := s.buf[:s.end]
 	comma := s.comma
 	lineStart := p // for error columns
@@ -263,16 +287,7 @@ func (s *csvSplitter) splitQuoted(p int) (next int, lines int64, ok bool, err er
 				i := bytes.IndexByte(b[r:], '"')
 				if i < 0 {
 					if s.eof {
-						// Columns as encoding/csv counts them: after the
-						// field's last byte.
-						c := bytes.LastIndexByte(b, '\n')
-						at := len(b)
-						ls := lineStart
-						if c >= q {
-							ls = c + 1
-						}
-						lines += int64(bytes.Count(b[q:], []byte{'\n'}))
-						return 0, 0, false, &csvSyntaxError{Line: s.line + lines, Column: int64(at-ls) + 1, Err: errCSVQuote}
+						return 0, 0, false, synErr(p, errCSVOpenQuote)
 					}
 					return 0, 0, false, nil
 				}
@@ -294,22 +309,13 @@ func (s *csvSplitter) splitQuoted(p int) (next int, lines int64, ok bool, err er
 				lineStart = q + bytes.LastIndexByte(content, '\n') + 1
 				fix = fix || bytes.Contains(content, []byte("\r\n"))
 			}
-			w := closing
-			if fix {
-				w = q
-				for i := q; i < closing; i++ {
-					c := b[i]
-					if c == '"' {
-						i++ // the first of a doubled quote; keep the second
-					} else if c == '\r' && b[i+1] == '\n' {
-						continue
-					}
-					b[w] = b[i]
-					w++
-				}
-			}
 			s.start = append(s.start, q)
-			s.stop = append(s.stop, w)
+			s.stop = append(s.stop, closing)
+			if fix {
+				// Unescaped once the record is complete: a record cut by
+				// the end of the buffer is split again after a refill.
+				s.fix = append(s.fix, len(s.stop)-1)
+			}
 			p = closing + 1
 			switch {
 			case p == len(b):
