@@ -496,7 +496,10 @@ func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nul
 	next := func() (arrow.RecordBatch, error) {
 		n := 0 // rows in this batch
 		for !done && n < batchRows {
-			want := batchRows - n
+			// A few records at a time, so that the column passes over
+			// their bytes find them in the cache: with whole 4 MiB
+			// blocks, loading a field was 14% of a 1 GB convert.
+			want := min(batchRows-n, csvChunkRows)
 			if header {
 				want++
 			}
@@ -551,6 +554,9 @@ func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nul
 	return &batchSource{schema: schema, kv: map[string]string{}, total: -1, release: true,
 		close: func() error { return nil }, next: next}
 }
+
+// csvChunkRows is the most records split and parsed in one step.
+const csvChunkRows = 1024
 
 // recStart is the index of the first field of record i of the
 // splitter's last call.

@@ -69,26 +69,30 @@ type csvSplitter struct {
 
 	// The records of the last call to next, valid until the next call:
 	// record i has fields recEnd[i-1]..recEnd[i] (recEnd[-1] = 0), field
-	// j is buf[start[j]:stop[j]], and the record starts on line recLine[i].
-	start, stop []int
-	recEnd      []int
-	recLine     []int64
-	fix         []int // fields of the record being split to unescape
+	// j is buf[spans[j].start:spans[j].stop], and the record starts on
+	// line recLine[i].
+	spans   []csvSpan
+	recEnd  []int
+	recLine []int64
+	fix     []int // fields of the record being split to unescape
 }
+
+// csvSpan is where a field is in the splitter's buffer.
+type csvSpan struct{ start, stop int }
 
 func newCSVSplitter(r io.Reader, comma byte) *csvSplitter {
 	return &csvSplitter{r: r, comma: comma, block: csvBlockSize, line: 1}
 }
 
 // field returns field j of the last call to next.
-func (s *csvSplitter) field(j int) []byte { return s.buf[s.start[j]:s.stop[j]] }
+func (s *csvSplitter) field(j int) []byte { return s.buf[s.spans[j].start:s.spans[j].stop] }
 
 // next splits up to max records (max > 0). It returns the number of
 // records, io.EOF at a clean end of input, or a syntax or read error
 // (with the records before it). At least one record unless it returns
 // an error. Their bytes stay valid until the next call.
 func (s *csvSplitter) next(max int) (int, error) {
-	s.start, s.stop, s.recEnd, s.recLine = s.start[:0], s.stop[:0], s.recEnd[:0], s.recLine[:0]
+	s.spans, s.recEnd, s.recLine = s.spans[:0], s.recEnd[:0], s.recLine[:0]
 	for {
 		n, err := s.split(max)
 		if n > 0 || err != nil {
@@ -178,7 +182,7 @@ func (s *csvSplitter) split(max int) (int, error) {
 				stop--
 			}
 			s.splitBare(p, stop)
-			s.recEnd = append(s.recEnd, len(s.stop))
+			s.recEnd = append(s.recEnd, len(s.spans))
 			s.pos = p + len(line)
 			if nl >= 0 {
 				s.pos++
@@ -187,17 +191,17 @@ func (s *csvSplitter) split(max int) (int, error) {
 			n++
 			continue
 		}
-		mark := len(s.stop)
+		mark := len(s.spans)
 		next, lines, ok, err := s.splitQuoted(p)
 		if err != nil {
 			return n, err
 		}
 		if !ok {
-			s.start, s.stop = s.start[:mark], s.stop[:mark]
+			s.spans = s.spans[:mark]
 			break
 		}
 		s.recLine = append(s.recLine, s.line)
-		s.recEnd = append(s.recEnd, len(s.stop))
+		s.recEnd = append(s.recEnd, len(s.spans))
 		s.pos = next
 		s.line += lines
 		n++
@@ -220,21 +224,18 @@ func (s *csvSplitter) splitBare(from, to int) {
 		m := ^(((x & hi7) + hi7) | x | hi7)
 		for m != 0 {
 			j := i + bits.TrailingZeros64(m)>>3
-			s.start = append(s.start, fieldStart)
-			s.stop = append(s.stop, j)
+			s.spans = append(s.spans, csvSpan{fieldStart, j})
 			fieldStart = j + 1
 			m &= m - 1
 		}
 	}
 	for ; i < to; i++ {
 		if b[i] == s.comma {
-			s.start = append(s.start, fieldStart)
-			s.stop = append(s.stop, i)
+			s.spans = append(s.spans, csvSpan{fieldStart, i})
 			fieldStart = i + 1
 		}
 	}
-	s.start = append(s.start, fieldStart)
-	s.stop = append(s.stop, to)
+	s.spans = append(s.spans, csvSpan{fieldStart, to})
 }
 
 // splitQuoted splits the record at buf[p], which has a quote somewhere,
@@ -245,7 +246,7 @@ func (s *csvSplitter) splitQuoted(p int) (next int, lines int64, ok bool, err er
 	next, lines, ok, err = s.splitQuoted1(p)
 	if ok {
 		for _, j := range s.fix {
-			s.stop[j] = s.unescape(s.start[j], s.stop[j])
+			s.spans[j].stop = s.unescape(s.spans[j].start, s.spans[j].stop)
 		}
 	}
 	return next, lines, ok, err
@@ -309,12 +310,11 @@ func (s *csvSplitter) splitQuoted1(p int) (next int, lines int64, ok bool, err e
 				lineStart = q + bytes.LastIndexByte(content, '\n') + 1
 				fix = fix || bytes.Contains(content, []byte("\r\n"))
 			}
-			s.start = append(s.start, q)
-			s.stop = append(s.stop, closing)
+			s.spans = append(s.spans, csvSpan{q, closing})
 			if fix {
 				// Unescaped once the record is complete: a record cut by
 				// the end of the buffer is split again after a refill.
-				s.fix = append(s.fix, len(s.stop)-1)
+				s.fix = append(s.fix, len(s.spans)-1)
 			}
 			p = closing + 1
 			switch {
@@ -355,13 +355,11 @@ func (s *csvSplitter) splitQuoted1(p int) (next int, lines int64, ok bool, err e
 			if stop > f && b[stop-1] == '\r' {
 				stop--
 			}
-			s.start = append(s.start, f)
-			s.stop = append(s.stop, stop)
+			s.spans = append(s.spans, csvSpan{f, stop})
 			return p, lines, true, nil
 		}
 		if b[p] == comma {
-			s.start = append(s.start, f)
-			s.stop = append(s.stop, p)
+			s.spans = append(s.spans, csvSpan{f, p})
 			p++
 			continue
 		}
@@ -369,8 +367,7 @@ func (s *csvSplitter) splitQuoted1(p int) (next int, lines int64, ok bool, err e
 		if stop > f && b[stop-1] == '\r' {
 			stop--
 		}
-		s.start = append(s.start, f)
-		s.stop = append(s.stop, stop)
+		s.spans = append(s.spans, csvSpan{f, stop})
 		return p + 1, lines + 1, true, nil
 	}
 }
