@@ -243,24 +243,39 @@ func parseDate[S ~string | ~[]byte](s S) (arrow.Date32, bool) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return 0, false
 	}
-	num := func(from, to int) (int, bool) {
-		n := 0
-		for i := from; i < to; i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(s[i]-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(0, 4)
-	m, ok2 := num(5, 7)
-	d, ok3 := num(8, 10)
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+	y0, y1, y2, y3 := s[0]-'0', s[1]-'0', s[2]-'0', s[3]-'0'
+	m0, m1, d0, d1 := s[5]-'0', s[6]-'0', s[8]-'0', s[9]-'0'
+	if y0 > 9 || y1 > 9 || y2 > 9 || y3 > 9 || m0 > 9 || m1 > 9 || d0 > 9 || d1 > 9 {
 		return 0, false
+	}
+	y := int(y0)*1000 + int(y1)*100 + int(y2)*10 + int(y3)
+	m := int(m0)*10 + int(m1)
+	d := int(d0)*10 + int(d1)
+	if m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return 0, false
+	}
+	// Years 1900-2155 by table: the civil-date arithmetic was 3% of a
+	// 1 GB lineitem convert (three date columns).
+	if i := y - 1900; uint(i) < uint(len(yearStart)) {
+		days := yearStart[i] + daysBeforeMonth[m] + int32(d) - 1
+		if m > 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			days++
+		}
+		return arrow.Date32(days), true
 	}
 	return arrow.Date32(daysFromCivil(y, m, d)), true
 }
+
+// yearStart[i] is the day number of year 1900+i's January 1st.
+var yearStart = func() (t [256]int32) {
+	for i := range t {
+		t[i] = int32(daysFromCivil(1900+i, 1, 1))
+	}
+	return t
+}()
+
+// daysBeforeMonth[m] counts the days of a common year before month m.
+var daysBeforeMonth = [13]int32{0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334}
 
 func daysIn(m, y int) int {
 	switch m {
