@@ -505,6 +505,7 @@ func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nul
 		}
 	}
 	sp := newCSVSplitter(r, byte(comma))
+	sp.maxFields = 2*ncols + 64 // more is an error anyway: stop early
 	nulls := newCSVNulls(nullList)
 	var rows int64 // rows in earlier batches
 	done := false

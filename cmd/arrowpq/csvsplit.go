@@ -40,6 +40,7 @@ var (
 	errCSVQuote     = errors.New(`extraneous or missing " in quoted field`)
 	errCSVBareQuote = errors.New(`bare " in non-quoted field`)
 	errCSVOpenQuote = errors.New(`quoted field not closed at the end of input`)
+	errCSVFields    = errors.New("too many fields")
 )
 
 // csvSyntaxError is a CSV syntax error at a line and byte column
@@ -60,12 +61,15 @@ func (e *csvSyntaxError) Unwrap() error { return e.Err }
 type csvSplitter struct {
 	r     io.Reader
 	comma byte
-	block int    // first buffer size
-	buf   []byte // buf[pos:end] is data not yet split
-	pos   int
-	end   int
-	eof   bool  // r is at its end: buf[end] is the end of input
-	line  int64 // line number of buf[pos]
+	block int // first buffer size
+	// maxFields > 0 bounds the fields of a record (and the memory a
+	// hostile record of delimiters takes).
+	maxFields int
+	buf       []byte // buf[pos:end] is data not yet split
+	pos       int
+	end       int
+	eof       bool  // r is at its end: buf[end] is the end of input
+	line      int64 // line number of buf[pos]
 
 	// The records of the last call to next, valid until the next call:
 	// record i has fields recEnd[i-1]..recEnd[i] (recEnd[-1] = 0), field
@@ -181,7 +185,9 @@ func (s *csvSplitter) split(max int) (int, error) {
 			if len(line) > 0 && line[len(line)-1] == '\r' { // CRLF, or a CR at the end of input
 				stop--
 			}
-			s.splitBare(p, stop)
+			if !s.splitBare(p, stop) {
+				return n, &csvSyntaxError{Line: s.line, Column: 1, Err: errCSVFields}
+			}
 			s.recEnd = append(s.recEnd, len(s.spans))
 			s.pos = p + len(line)
 			if nl >= 0 {
@@ -210,9 +216,11 @@ func (s *csvSplitter) split(max int) (int, error) {
 }
 
 // splitBare appends the fields of buf[from:to], a record without quotes,
-// looking at eight bytes at a time for the delimiter.
-func (s *csvSplitter) splitBare(from, to int) {
+// looking at eight bytes at a time for the delimiter. It returns false
+// when the record has more than maxFields fields.
+func (s *csvSplitter) splitBare(from, to int) bool {
 	b := s.buf[:to]
+	limit := len(s.spans) + s.maxFields
 	const lo, hi7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
 	pat := lo * uint64(s.comma)
 	fieldStart := from
@@ -228,6 +236,9 @@ func (s *csvSplitter) splitBare(from, to int) {
 			fieldStart = j + 1
 			m &= m - 1
 		}
+		if len(s.spans) > limit && s.maxFields > 0 {
+			return false
+		}
 	}
 	for ; i < to; i++ {
 		if b[i] == s.comma {
@@ -236,6 +247,7 @@ func (s *csvSplitter) splitBare(from, to int) {
 		}
 	}
 	s.spans = append(s.spans, csvSpan{fieldStart, to})
+	return s.maxFields <= 0 || len(s.spans) <= limit
 }
 
 // splitQuoted splits the record at buf[p], which has a quote somewhere,
@@ -277,7 +289,11 @@ func (s *csvSplitter) splitQuoted1(p int) (next int, lines int64, ok bool, err e
 	synErr := func(at int, e error) error {
 		return &csvSyntaxError{Line: s.line + lines, Column: int64(at-lineStart) + 1, Err: e}
 	}
+	limit := len(s.spans) + s.maxFields
 	for {
+		if len(s.spans) >= limit && s.maxFields > 0 {
+			return 0, 0, false, synErr(p, errCSVFields)
+		}
 		// At the start of a field.
 		if p < len(b) && b[p] == '"' {
 			q := p + 1

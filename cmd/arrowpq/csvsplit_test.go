@@ -357,6 +357,8 @@ func TestFastCSVErrors(t *testing.T) {
 		{"i8\n1\n\"2\"\n\n300\n", `csv: line 5, row 3, column "i8": "300" is not an integer (int8)`},
 		{"i8\n1\n2,3\n", `csv: line 3: 2 fields, want 1 (as the header or --schema has)`},
 		{"i8\n1\n\"2\n", `csv: line 3, column 1: quoted field not closed at the end of input`},
+		{"i8\n1\n" + strings.Repeat(",", 1000) + "\n", `csv: line 3, column 1: too many fields`},
+		{"i8\n1\n\"\"" + strings.Repeat(",", 1000) + "\n", `csv: line 3, column 69: too many fields`},
 		{"i8\n1\n2\"\n", `csv: line 3, column 2: bare " in non-quoted field`},
 	} {
 		schema := arrow.NewSchema([]arrow.Field{{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true}}, nil)
