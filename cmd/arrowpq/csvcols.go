@@ -67,15 +67,16 @@ type csvColumn interface {
 	// does not parse (the column is then unusable), or -1.
 	add(f csvFields, nulls *csvNulls) (bad int)
 	// finish returns the array of the values added since the last
-	// finish; the column starts again with room for n values.
-	finish(n int) arrow.Array
+	// finish (nil if none); the next batch gets fresh buffers, with
+	// room for hint values.
+	finish(hint int) arrow.Array
 	// what names the type for errors: `"x" is not <what>`.
 	what() string
 }
 
 // newCSVColumn returns the builder for values of type t, or nil when
 // the fast reader does not parse that type.
-func newCSVColumn(t arrow.DataType, n int) csvColumn {
+func newCSVColumn(t arrow.DataType) csvColumn {
 	var c csvColumn
 	switch t := t.(type) {
 	case *arrow.BooleanType:
@@ -117,31 +118,38 @@ func newCSVColumn(t arrow.DataType, n int) csvColumn {
 	default:
 		return nil
 	}
-	c.finish(n)
 	return c
 }
 
 // csvValidity is the validity bitmap of a column, made at the first null.
 type csvValidity struct {
-	bits  []byte // nil: no null so far
+	bits  []byte // nil: no null so far; else a multiple of 8 bytes, for word-wise readers
 	nulls int
 }
 
-// null marks value i (of a batch of room n) null.
-func (v *csvValidity) null(i, n int) {
+// null marks value i null; room is the values the column has room for.
+func (v *csvValidity) null(i, room int) {
 	if v.bits == nil {
-		v.bits = make([]byte, (n+63)/64*8) // a multiple of 8 bytes, for word-wise readers
+		v.bits = make([]byte, (max(i+1, room)+63)/64*8)
 		for j := 0; j < i; j++ {
 			v.bits[j>>3] |= 1 << (j & 7)
 		}
 	}
+	v.grow(i)
 	v.nulls++
 }
 
 // valid marks value i valid.
 func (v *csvValidity) valid(i int) {
 	if v.bits != nil {
+		v.grow(i)
 		v.bits[i>>3] |= 1 << (i & 7)
+	}
+}
+
+func (v *csvValidity) grow(i int) {
+	if i>>3 >= len(v.bits) {
+		v.bits = append(v.bits, make([]byte, len(v.bits)+8)...)
 	}
 }
 
@@ -163,38 +171,29 @@ func makeArray(t arrow.DataType, n int, v *csvValidity, bufs ...*memory.Buffer) 
 type fixedCSVColumn[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64] struct {
 	vals  []T
 	valid csvValidity
-	room  int
 }
 
-func (c *fixedCSVColumn[T]) reset(n int) {
-	c.vals = make([]T, 0, max(n, 1))
-	c.valid = csvValidity{}
-	c.room = max(n, 1)
-}
-
-func (c *fixedCSVColumn[T]) array(t arrow.DataType) arrow.Array {
-	if c.vals == nil {
-		return nil
+// array returns the array of the values so far, or nil, and starts
+// afresh with room for hint values.
+func (c *fixedCSVColumn[T]) array(t arrow.DataType, hint int) arrow.Array {
+	var a arrow.Array
+	if len(c.vals) > 0 {
+		a = makeArray(t, len(c.vals), &c.valid, memory.NewBufferBytes(fixedBytes(c.vals)))
 	}
-	n := len(c.vals)
-	var zero T
-	size := n * int(sizeOf(zero))
-	b := fixedBytes(c.vals)[:size]
-	return makeArray(t, n, &c.valid, memory.NewBufferBytes(b))
+	c.vals = nil
+	if hint > 0 {
+		c.vals = make([]T, 0, hint)
+	}
+	c.valid = csvValidity{}
+	return a
 }
 
-// push appends v, or a null, growing past the batch's room when needed.
+// push appends v, or a null.
 func (c *fixedCSVColumn[T]) push(v T, null bool) {
 	i := len(c.vals)
-	if i == c.room {
-		c.room *= 2
-		if c.valid.bits != nil {
-			c.valid.bits = append(c.valid.bits, make([]byte, len(c.valid.bits))...)
-		}
-	}
 	c.vals = append(c.vals, v)
 	if null {
-		c.valid.null(i, c.room)
+		c.valid.null(i, cap(c.vals))
 	} else {
 		c.valid.valid(i)
 	}
@@ -208,10 +207,8 @@ type csvIntColumn[T int8 | int16 | int32 | int64] struct {
 
 func (c *csvIntColumn[T]) what() string { return "an integer (" + c.t.String() + ")" }
 
-func (c *csvIntColumn[T]) finish(n int) arrow.Array {
-	a := c.array(c.t)
-	c.reset(n)
-	return a
+func (c *csvIntColumn[T]) finish(hint int) arrow.Array {
+	return c.array(c.t, hint)
 }
 
 func (c *csvIntColumn[T]) add(f csvFields, nulls *csvNulls) int {
@@ -269,10 +266,8 @@ type csvUintColumn[T uint8 | uint16 | uint32 | uint64] struct {
 
 func (c *csvUintColumn[T]) what() string { return "an unsigned integer (" + c.t.String() + ")" }
 
-func (c *csvUintColumn[T]) finish(n int) arrow.Array {
-	a := c.array(c.t)
-	c.reset(n)
-	return a
+func (c *csvUintColumn[T]) finish(hint int) arrow.Array {
+	return c.array(c.t, hint)
 }
 
 func (c *csvUintColumn[T]) add(f csvFields, nulls *csvNulls) int {
@@ -299,10 +294,8 @@ type csvFloatColumn[T float32 | float64] struct {
 
 func (c *csvFloatColumn[T]) what() string { return "a number (" + c.t.String() + ")" }
 
-func (c *csvFloatColumn[T]) finish(n int) arrow.Array {
-	a := c.array(c.t)
-	c.reset(n)
-	return a
+func (c *csvFloatColumn[T]) finish(hint int) arrow.Array {
+	return c.array(c.t, hint)
 }
 
 func (c *csvFloatColumn[T]) add(f csvFields, nulls *csvNulls) int {
@@ -380,10 +373,8 @@ type csvDateColumn struct {
 
 func (c *csvDateColumn) what() string { return "a date (YYYY-MM-DD)" }
 
-func (c *csvDateColumn) finish(n int) arrow.Array {
-	a := c.array(arrow.FixedWidthTypes.Date32)
-	c.reset(n)
-	return a
+func (c *csvDateColumn) finish(hint int) arrow.Array {
+	return c.array(arrow.FixedWidthTypes.Date32, hint)
 }
 
 func (c *csvDateColumn) add(f csvFields, nulls *csvNulls) int {
@@ -413,10 +404,8 @@ type csvTimestampColumn struct {
 
 func (c *csvTimestampColumn) what() string { return "a timestamp (" + c.t.String() + ")" }
 
-func (c *csvTimestampColumn) finish(n int) arrow.Array {
-	a := c.array(c.t)
-	c.reset(n)
-	return a
+func (c *csvTimestampColumn) finish(hint int) arrow.Array {
+	return c.array(c.t, hint)
 }
 
 func (c *csvTimestampColumn) add(f csvFields, nulls *csvNulls) int {
@@ -443,20 +432,21 @@ type csvDecimalColumn struct {
 	vals  []decimal128.Num
 	valid csvValidity
 	t     *arrow.Decimal128Type
-	room  int
 }
 
 func (c *csvDecimalColumn) what() string { return "a decimal (" + c.t.String() + ")" }
 
-func (c *csvDecimalColumn) finish(n int) arrow.Array {
+func (c *csvDecimalColumn) finish(hint int) arrow.Array {
 	var a arrow.Array
-	if c.vals != nil {
+	if len(c.vals) > 0 {
 		b := arrow.Decimal128Traits.CastToBytes(c.vals)
 		a = makeArray(c.t, len(c.vals), &c.valid, memory.NewBufferBytes(b))
 	}
-	c.vals = make([]decimal128.Num, 0, max(n, 1))
+	c.vals = nil
+	if hint > 0 {
+		c.vals = make([]decimal128.Num, 0, hint)
+	}
 	c.valid = csvValidity{}
-	c.room = max(n, 1)
 	return a
 }
 
@@ -472,15 +462,9 @@ func (c *csvDecimalColumn) add(f csvFields, nulls *csvNulls) int {
 			}
 		}
 		j := len(c.vals)
-		if j == c.room {
-			c.room *= 2
-			if c.valid.bits != nil {
-				c.valid.bits = append(c.valid.bits, make([]byte, len(c.valid.bits))...)
-			}
-		}
 		c.vals = append(c.vals, v)
 		if null {
-			c.valid.null(j, c.room)
+			c.valid.null(j, cap(c.vals))
 		} else {
 			c.valid.valid(j)
 		}
@@ -489,21 +473,19 @@ func (c *csvDecimalColumn) add(f csvFields, nulls *csvNulls) int {
 }
 
 type csvBoolColumn struct {
-	vals  []byte // bitmap
+	vals  []byte // bitmap, a multiple of 8 bytes
 	n     int
 	valid csvValidity
-	room  int
 }
 
 func (c *csvBoolColumn) what() string { return "a boolean" }
 
-func (c *csvBoolColumn) finish(n int) arrow.Array {
+func (c *csvBoolColumn) finish(hint int) arrow.Array {
 	var a arrow.Array
-	if c.vals != nil {
+	if c.n > 0 {
 		a = makeArray(arrow.FixedWidthTypes.Boolean, c.n, &c.valid, memory.NewBufferBytes(c.vals))
 	}
-	c.room = max(n, 1)
-	c.vals = make([]byte, (c.room+63)/64*8)
+	c.vals = make([]byte, (max(hint, 1)+63)/64*8)
 	c.n = 0
 	c.valid = csvValidity{}
 	return a
@@ -521,19 +503,15 @@ func (c *csvBoolColumn) add(f csvFields, nulls *csvNulls) int {
 			}
 		}
 		j := c.n
-		if j == c.room {
-			c.room *= 2
-			c.vals = append(c.vals, make([]byte, len(c.vals))...)
-			if c.valid.bits != nil {
-				c.valid.bits = append(c.valid.bits, make([]byte, len(c.valid.bits))...)
-			}
+		if j>>3 >= len(c.vals) {
+			c.vals = append(c.vals, make([]byte, len(c.vals)+8)...)
 		}
 		c.n++
 		if v {
 			c.vals[j>>3] |= 1 << (j & 7)
 		}
 		if null {
-			c.valid.null(j, c.room)
+			c.valid.null(j, len(c.vals)*8)
 		} else {
 			c.valid.valid(j)
 		}
@@ -541,14 +519,13 @@ func (c *csvBoolColumn) add(f csvFields, nulls *csvNulls) int {
 	return -1
 }
 
-// csvStringColumn appends the fields to one data buffer. The data of a
-// batch is sized from the previous batch's.
+// csvStringColumn appends the fields to one data buffer. A batch's data
+// buffer is sized from the previous batch's.
 type csvStringColumn[O int32 | int64] struct {
 	offsets []O
 	data    []byte
 	valid   csvValidity
 	t       arrow.DataType
-	room    int
 	limit   int64 // the most bytes the offsets can address
 }
 
@@ -556,34 +533,33 @@ func (c *csvStringColumn[O]) what() string {
 	return fmt.Sprintf("a string (at most %d bytes of text per batch)", c.limit)
 }
 
-func (c *csvStringColumn[O]) finish(n int) arrow.Array {
+func (c *csvStringColumn[O]) finish(hint int) arrow.Array {
 	var a arrow.Array
 	dataHint := 0
-	if c.offsets != nil {
-		var zero O
-		ob := fixedBytes(c.offsets)[:len(c.offsets)*int(sizeOf(zero))]
-		a = makeArray(c.t, len(c.offsets)-1, &c.valid, memory.NewBufferBytes(ob), memory.NewBufferBytes(c.data))
-		dataHint = len(c.data) + len(c.data)/8
+	if len(c.offsets) > 1 {
+		a = makeArray(c.t, len(c.offsets)-1, &c.valid, memory.NewBufferBytes(fixedBytes(c.offsets)), memory.NewBufferBytes(c.data))
+		if hint > 0 {
+			dataHint = len(c.data) + len(c.data)/8
+		}
 	}
-	c.room = max(n, 1)
-	c.offsets = make([]O, 1, c.room+1)
-	c.data = make([]byte, 0, dataHint)
+	c.offsets = make([]O, 1, hint+1)
+	c.data = nil
+	if dataHint > 0 {
+		c.data = make([]byte, 0, dataHint)
+	}
 	c.valid = csvValidity{}
 	return a
 }
 
 func (c *csvStringColumn[O]) add(f csvFields, nulls *csvNulls) int {
+	if c.offsets == nil {
+		c.offsets = []O{0}
+	}
 	for i := range f.n {
 		b := f.at(i)
 		j := len(c.offsets) - 1
-		if j == c.room {
-			c.room *= 2
-			if c.valid.bits != nil {
-				c.valid.bits = append(c.valid.bits, make([]byte, len(c.valid.bits))...)
-			}
-		}
 		if nulls.is(b) {
-			c.valid.null(j, c.room)
+			c.valid.null(j, cap(c.offsets)-1)
 		} else {
 			c.data = append(c.data, b...)
 			c.valid.valid(j)
@@ -596,43 +572,29 @@ func (c *csvStringColumn[O]) add(f csvFields, nulls *csvNulls) int {
 	return -1
 }
 
-// sizeOf is the size in bytes of a fixed-width value.
-func sizeOf[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64](T) uintptr {
-	var z T
-	switch any(z).(type) {
-	case int8, uint8:
-		return 1
-	case int16, uint16:
-		return 2
-	case int32, uint32, float32:
-		return 4
-	}
-	return 8
-}
-
-// fixedBytes views the values of s as bytes (the capacity's worth).
+// fixedBytes views the values of s as bytes.
 func fixedBytes[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64](s []T) []byte {
 	switch v := any(s).(type) {
 	case []int8:
-		return arrow.Int8Traits.CastToBytes(v[:cap(v)])
+		return arrow.Int8Traits.CastToBytes(v)
 	case []int16:
-		return arrow.Int16Traits.CastToBytes(v[:cap(v)])
+		return arrow.Int16Traits.CastToBytes(v)
 	case []int32:
-		return arrow.Int32Traits.CastToBytes(v[:cap(v)])
+		return arrow.Int32Traits.CastToBytes(v)
 	case []int64:
-		return arrow.Int64Traits.CastToBytes(v[:cap(v)])
+		return arrow.Int64Traits.CastToBytes(v)
 	case []uint8:
-		return v[:cap(v)]
+		return v
 	case []uint16:
-		return arrow.Uint16Traits.CastToBytes(v[:cap(v)])
+		return arrow.Uint16Traits.CastToBytes(v)
 	case []uint32:
-		return arrow.Uint32Traits.CastToBytes(v[:cap(v)])
+		return arrow.Uint32Traits.CastToBytes(v)
 	case []uint64:
-		return arrow.Uint64Traits.CastToBytes(v[:cap(v)])
+		return arrow.Uint64Traits.CastToBytes(v)
 	case []float32:
-		return arrow.Float32Traits.CastToBytes(v[:cap(v)])
+		return arrow.Float32Traits.CastToBytes(v)
 	case []float64:
-		return arrow.Float64Traits.CastToBytes(v[:cap(v)])
+		return arrow.Float64Traits.CastToBytes(v)
 	}
 	panic(fmt.Sprintf("fixedBytes: %T", s))
 }

@@ -500,7 +500,7 @@ func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nul
 	}
 	cols := make([]csvColumn, ncols)
 	for i, f := range schema.Fields() {
-		if cols[i] = newCSVColumn(f.Type, batchRows); cols[i] == nil {
+		if cols[i] = newCSVColumn(f.Type); cols[i] == nil {
 			return nil
 		}
 	}
@@ -556,9 +556,15 @@ func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nul
 		if n == 0 {
 			return nil, io.EOF
 		}
+		// Buffers for a whole batch only after a full one: a small
+		// input gets small buffers.
+		hint := 0
+		if n == batchRows {
+			hint = batchRows
+		}
 		arrs := make([]arrow.Array, ncols)
 		for c, col := range cols {
-			arrs[c] = col.finish(batchRows)
+			arrs[c] = col.finish(hint)
 		}
 		rec := array.NewRecordBatch(schema, arrs, int64(n))
 		for _, a := range arrs {

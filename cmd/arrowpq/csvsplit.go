@@ -30,9 +30,13 @@ import (
 	"math/bits"
 )
 
-// Block sizes of the splitter: it reads csvBlockSize bytes at a time and
-// grows its buffer for a record longer than that.
-const csvBlockSize = 4 << 20
+// Block sizes of the splitter: it reads csvFirstBlockSize bytes first,
+// twice as many each time after up to csvBlockSize, and grows its buffer
+// beyond for a record longer than that.
+const (
+	csvFirstBlockSize = 64 << 10
+	csvBlockSize      = 4 << 20
+)
 
 // errCSVQuote and errCSVBareQuote are encoding/csv's ErrQuote and
 // ErrBareQuote in the splitter's words.
@@ -116,14 +120,15 @@ func (s *csvSplitter) next(max int) (int, error) {
 // input ends.
 func (s *csvSplitter) fill() error {
 	if s.buf == nil {
-		s.buf = make([]byte, s.block)
+		// Small first, so that a small input takes little memory.
+		s.buf = make([]byte, min(s.block, csvFirstBlockSize))
 	}
 	if s.pos > 0 {
 		s.end = copy(s.buf, s.buf[s.pos:s.end])
 		s.pos = 0
 	}
-	if s.end == len(s.buf) {
-		// One record fills the buffer: double it.
+	if s.end == len(s.buf) || len(s.buf) < s.block {
+		// One record fills the buffer, or the input goes on: double it.
 		nb := make([]byte, 2*len(s.buf))
 		copy(nb, s.buf[:s.end])
 		s.buf = nb

@@ -369,3 +369,52 @@ func TestFastCSVErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCSVRead reads 20,000 lineitem-like rows (4 integers, 4
+// two-digit decimals as float64, 3 dates, 5 strings, one quoted with a
+// comma in every tenth row) with the splitter and column parsers
+// (impl=arrowpq) and with arrow-go's CSV reader (impl=arrowcsv). Bytes
+// are the CSV text.
+func BenchmarkCSVRead(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var sb strings.Builder
+	sb.WriteString("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p\n")
+	modes := []string{"AIR", "MAIL", "REG AIR", "SHIP", "TRUCK"}
+	for r := range 20000 {
+		date := func() string { return fmt.Sprintf("199%d-%02d-%02d", rng.IntN(8), 1+rng.IntN(12), 1+rng.IntN(28)) }
+		comment := "dolphins asymptotes requests"
+		if r%10 == 0 {
+			comment = `"carefully, final"`
+		}
+		fmt.Fprintf(&sb, "%d,%d,%d,%d,%d.00,%d.%02d,0.0%d,0.0%d,N,F,%s,%s,%s,TAKE BACK RETURN,%s,%s\n",
+			r*4, rng.IntN(200000), rng.IntN(10000), 1+rng.IntN(7), 1+rng.IntN(50), rng.IntN(100000), rng.IntN(100),
+			rng.IntN(10), rng.IntN(9), date(), date(), date(), modes[rng.IntN(len(modes))], comment)
+	}
+	in := sb.String()
+	var fields []arrow.Field
+	for i, t := range []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64,
+		arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Float64,
+		arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32, arrow.FixedWidthTypes.Date32, arrow.FixedWidthTypes.Date32,
+		arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String} {
+		fields = append(fields, arrow.Field{Name: string(rune('a' + i)), Type: t, Nullable: true})
+	}
+	schema := arrow.NewSchema(fields, nil)
+	for _, impl := range []string{"arrowpq", "arrowcsv"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var src *batchSource
+				if impl == "arrowpq" {
+					src = openFastCSV(strings.NewReader(in), schema, ',', true, []string{""}, defaultBatchRows)
+				} else {
+					src = openArrowCSV(strings.NewReader(in), schema, ',', true, []string{""}, defaultBatchRows)
+				}
+				if err := readAllSource(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
