@@ -38,8 +38,8 @@ const (
 	csvBlockSize      = 4 << 20
 )
 
-// errCSVQuote and errCSVBareQuote are encoding/csv's ErrQuote and
-// ErrBareQuote in the splitter's words.
+// The splitter's syntax errors: errCSVQuote and errCSVBareQuote are
+// encoding/csv's ErrQuote and ErrBareQuote.
 var (
 	errCSVQuote     = errors.New(`extraneous or missing " in quoted field`)
 	errCSVBareQuote = errors.New(`bare " in non-quoted field`)
@@ -65,7 +65,7 @@ func (e *csvSyntaxError) Unwrap() error { return e.Err }
 type csvSplitter struct {
 	r     io.Reader
 	comma byte
-	block int // first buffer size
+	block int // the buffer grows to this size (beyond only for a longer record)
 	// maxFields > 0 bounds the fields of a record (and the memory a
 	// hostile record of delimiters takes).
 	maxFields int
@@ -119,15 +119,14 @@ func (s *csvSplitter) next(max int) (int, error) {
 // when that data fills it) and reads until the buffer is full or the
 // input ends.
 func (s *csvSplitter) fill() error {
-	if s.buf == nil {
-		// Small first, so that a small input takes little memory.
-		s.buf = make([]byte, min(s.block, csvFirstBlockSize))
-	}
 	if s.pos > 0 {
 		s.end = copy(s.buf, s.buf[s.pos:s.end])
 		s.pos = 0
 	}
-	if s.end == len(s.buf) || len(s.buf) < s.block {
+	if s.buf == nil {
+		// Small first, so that a small input takes little memory.
+		s.buf = make([]byte, min(s.block, csvFirstBlockSize))
+	} else if s.end == len(s.buf) || len(s.buf) < s.block {
 		// One record fills the buffer, or the input goes on: double it.
 		nb := make([]byte, 2*len(s.buf))
 		copy(nb, s.buf[:s.end])

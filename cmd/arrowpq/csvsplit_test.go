@@ -159,11 +159,14 @@ func TestCSVSplitMatchesEncodingCSV(t *testing.T) {
 }
 
 // TestCSVSplitLongLines: records far longer than the block, bare and
-// quoted, across many refills and buffer growths.
+// quoted, across many refills and buffer growths; an input longer than
+// the first block.
 func TestCSVSplitLongLines(t *testing.T) {
 	long := strings.Repeat("x", 10_000)
 	in := "a," + long + "\n\"" + long + "\n" + long + `""` + "\",b\n" + strings.Repeat("1,2\n", 1000)
 	checkSplit(t, []byte(in), ',')
+	// Past the first block, as the buffer doubles: 260 KB.
+	checkSplit(t, []byte(strings.Repeat("1,\"a\"\"b\",c\r\n", 20000)), ',')
 }
 
 // FuzzCSVSplit: on any input the splitter returns what encoding/csv
