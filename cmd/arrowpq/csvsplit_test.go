@@ -421,3 +421,42 @@ func BenchmarkCSVRead(b *testing.B) {
 		})
 	}
 }
+
+// TestOpenCSVMatchesArrowCSV: CSV input as convert opens it (a BOM, CRLF
+// header, inferred types, the null strings, a final newline or not)
+// reads the same arrays as arrow-go's reader with the inferred schema.
+func TestOpenCSVMatchesArrowCSV(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for _, nulls := range [][]string{nil, {"NA"}, {"", "NA", "null"}} {
+		for _, final := range []bool{true, false} {
+			t.Run(fmt.Sprintf("nulls=%q/final_newline=%v", nulls, final), func(t *testing.T) {
+				list := nulls
+				if list == nil {
+					list = []string{""}
+				}
+				in := typedCSV(rng, 500, list)
+				if !final {
+					in = strings.TrimSuffix(in, "\n")
+				}
+				opts := &sourceOptions{text: textOptions{nulls: nulls, sampleRows: 1000, batchRows: 64}}
+				src, err := openCSV(strings.NewReader("\xef\xbb\xbf"+in), fmtCSV, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				schema := src.schema
+				got := readSource(t, src)
+				if got[0] == nil || got[0].Len() != 500 {
+					t.Fatalf("%d columns, first %v", len(got), got[0])
+				}
+				want := readSource(t, openArrowCSV(strings.NewReader(in), schema, ',', true, list, 64))
+				for c := range got {
+					if !array.Equal(got[c], want[c]) {
+						t.Errorf("column %s (%s):\n got %v\nwant %v", schema.Field(c).Name, schema.Field(c).Type, got[c], want[c])
+					}
+				}
+			})
+		}
+	}
+}
