@@ -1,8 +1,8 @@
 package main
 
-// CSV and TSV input. Parsing is arrow-go's arrow/csv (over encoding/csv:
-// quoting, quoted newlines, CRLF); what it lacks and this file adds is
-// type inference over a sample, BOM removal and the null strings list.
+// CSV and TSV input: type inference over a sample (read with
+// encoding/csv), BOM removal and the null strings list; the rows are read
+// by csvsplit.go and csvcols.go, or arrow-go's arrow/csv as the fallback.
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,8 +48,11 @@ func (o *textOptions) nullList() []string {
 }
 
 // openCSV reads CSV (or TSV) from r: a sample of rows is parsed first to
-// infer the schema (unless --schema gives it), then arrow-go's CSV reader
-// reads the sample again and the rest.
+// infer the schema (unless --schema gives it), then the sample is read
+// again with the rest: by our splitter and column parsers (csvsplit.go,
+// csvcols.go), or by arrow-go's CSV reader for what they do not handle
+// (a delimiter beyond ASCII; types other than booleans, integers, floats,
+// Decimal128, strings, Date32 and timestamps).
 func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, error) {
 	to := opts.text
 	comma := ','
@@ -144,15 +148,24 @@ func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, err
 			}
 		}
 	}
+	// The reader reads the sample again, then the rest of the input.
+	rest := io.MultiReader(bytes.NewReader(sample.Bytes()), br)
+	if src := openFastCSV(rest, schema, comma, !to.noHeader && len(names) > 0, nulls, batchRows); src != nil {
+		return src, nil
+	}
+	return openArrowCSV(rest, schema, comma, !to.noHeader && len(names) > 0, nulls, batchRows), nil
+}
+
+// openArrowCSV reads CSV from r with arrow-go's CSV reader, the fallback
+// of openFastCSV. header: the first record is the header and is skipped.
+func openArrowCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nulls []string, batchRows int) *batchSource {
 	// Dates are read as strings and converted here: arrow-go's CSV reader
 	// parses each with time.Parse, which was 13% of a 1 GB convert with
 	// three date columns (profile in docs/performance.md).
 	readSchema, dateCols := datesAsStrings(schema)
-	// The reader reads the sample again, then the rest of the input.
-	rest := io.MultiReader(bytes.NewReader(sample.Bytes()), br)
-	cr := arrowcsv.NewReader(rest, readSchema,
+	cr := arrowcsv.NewReader(r, readSchema,
 		arrowcsv.WithComma(comma),
-		arrowcsv.WithHeader(!to.noHeader && len(names) > 0),
+		arrowcsv.WithHeader(header),
 		arrowcsv.WithNullReader(true, nulls...),
 		arrowcsv.WithChunk(batchRows))
 	var rows int64
@@ -169,7 +182,7 @@ func openCSV(r io.Reader, format string, opts *sourceOptions) (*batchSource, err
 				return nil, fmt.Errorf("csv: %w (%d rows read before)", err, rows)
 			}
 			return nil, io.EOF
-		}}, nil
+		}}
 }
 
 // datesAsStrings returns schema with its Date32 fields made strings, and
@@ -226,28 +239,43 @@ func convertDates(rec arrow.RecordBatch, schema *arrow.Schema, dateCols []int, f
 
 // parseDate reads YYYY-MM-DD (what time.Parse("2006-01-02") accepts:
 // four-digit year, a real day of the month) as days since 1970-01-01.
-func parseDate(s string) (arrow.Date32, bool) {
+func parseDate[S ~string | ~[]byte](s S) (arrow.Date32, bool) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return 0, false
 	}
-	num := func(b string) (int, bool) {
-		n := 0
-		for i := 0; i < len(b); i++ {
-			if b[i] < '0' || b[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(b[i]-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(s[0:4])
-	m, ok2 := num(s[5:7])
-	d, ok3 := num(s[8:10])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+	y0, y1, y2, y3 := s[0]-'0', s[1]-'0', s[2]-'0', s[3]-'0'
+	m0, m1, d0, d1 := s[5]-'0', s[6]-'0', s[8]-'0', s[9]-'0'
+	if y0 > 9 || y1 > 9 || y2 > 9 || y3 > 9 || m0 > 9 || m1 > 9 || d0 > 9 || d1 > 9 {
 		return 0, false
+	}
+	y := int(y0)*1000 + int(y1)*100 + int(y2)*10 + int(y3)
+	m := int(m0)*10 + int(m1)
+	d := int(d0)*10 + int(d1)
+	if m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return 0, false
+	}
+	// Years 1900-2155 by table: the civil-date arithmetic was 3% of a
+	// 1 GB lineitem convert (three date columns).
+	if i := y - 1900; uint(i) < uint(len(yearStart)) {
+		days := yearStart[i] + daysBeforeMonth[m] + int32(d) - 1
+		if m > 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			days++
+		}
+		return arrow.Date32(days), true
 	}
 	return arrow.Date32(daysFromCivil(y, m, d)), true
 }
+
+// yearStart[i] is the day number of year 1900+i's January 1st.
+var yearStart = func() (t [256]int32) {
+	for i := range t {
+		t[i] = int32(daysFromCivil(1900+i, 1, 1))
+	}
+	return t
+}()
+
+// daysBeforeMonth[m] counts the days of a common year before month m.
+var daysBeforeMonth = [13]int32{0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334}
 
 func daysIn(m, y int) int {
 	switch m {
@@ -460,4 +488,103 @@ func plainFloat(s string) bool {
 		}
 	}
 	return true
+}
+
+// openFastCSV reads CSV from r with the splitter and the typed column
+// parsers, or returns nil when they cannot read it (see openCSV).
+// header: the first record is the header and is skipped.
+func openFastCSV(r io.Reader, schema *arrow.Schema, comma rune, header bool, nullList []string, batchRows int) *batchSource {
+	ncols := schema.NumFields()
+	if comma >= utf8.RuneSelf || ncols == 0 {
+		return nil
+	}
+	cols := make([]csvColumn, ncols)
+	for i, f := range schema.Fields() {
+		if cols[i] = newCSVColumn(f.Type); cols[i] == nil {
+			return nil
+		}
+	}
+	sp := newCSVSplitter(r, byte(comma))
+	sp.maxFields = 2*ncols + 64 // more is an error anyway: stop early
+	nulls := newCSVNulls(nullList)
+	var rows int64 // rows in earlier batches
+	done := false
+	next := func() (arrow.RecordBatch, error) {
+		n := 0 // rows in this batch
+		for !done && n < batchRows {
+			// A few records at a time, so that the column passes over
+			// their bytes find them in the cache: with whole 4 MiB
+			// blocks, loading a field was 14% of a 1 GB convert.
+			want := min(batchRows-n, csvChunkRows)
+			if header {
+				want++
+			}
+			k, err := sp.next(want)
+			if err == io.EOF {
+				done = true
+				break
+			}
+			if err != nil {
+				done = true
+				return nil, fmt.Errorf("csv: %w", err)
+			}
+			for i := range k {
+				if got := sp.recEnd[i] - recStart(sp, i); got != ncols {
+					done = true
+					return nil, fmt.Errorf("csv: line %d: %d fields, want %d (as the header or --schema has)", sp.recLine[i], got, ncols)
+				}
+			}
+			r0 := 0
+			if header {
+				r0, header = 1, false
+			}
+			first := recStart(sp, r0)
+			for c, col := range cols {
+				f := csvFields{s: sp, first: first + c, stride: ncols, n: k - r0}
+				if bad := col.add(f, nulls); bad >= 0 {
+					done = true
+					v := f.at(bad)
+					if len(v) > 100 {
+						v = append(v[:100:100], "..."...)
+					}
+					return nil, fmt.Errorf("csv: line %d, row %d, column %q: %q is not %s",
+						sp.recLine[r0+bad], rows+int64(n+bad)+1, schema.Field(c).Name, v, col.what())
+				}
+			}
+			n += k - r0
+		}
+		if n == 0 {
+			return nil, io.EOF
+		}
+		// Buffers for a whole batch only after a full one: a small
+		// input gets small buffers.
+		hint := 0
+		if n == batchRows {
+			hint = batchRows
+		}
+		arrs := make([]arrow.Array, ncols)
+		for c, col := range cols {
+			arrs[c] = col.finish(hint)
+		}
+		rec := array.NewRecordBatch(schema, arrs, int64(n))
+		for _, a := range arrs {
+			a.Release()
+		}
+		rows += int64(n)
+		return rec, nil
+	}
+	return &batchSource{schema: schema, kv: map[string]string{}, total: -1, release: true,
+		close: func() error { return nil }, next: next}
+}
+
+// csvChunkRows is the most records split and parsed in one step.
+const csvChunkRows = 1024
+
+// recStart is the index of the first field of record i of the
+// splitter's last call.
+func recStart(sp *csvSplitter, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return sp.recEnd[i-1]
 }
