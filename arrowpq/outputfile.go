@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -51,9 +53,31 @@ type OutputFile struct {
 	syncTime time.Duration
 }
 
-// syncFile syncs the temporary file before the rename; a variable so that
-// the tests can count the syncs.
+// syncFile syncs the temporary file before the rename and its directory
+// after it; a variable so that the tests can count the syncs.
 var syncFile = (*os.File).Sync
+
+// syncDir makes a rename in dir durable: until the directory itself is
+// synced, a power loss can bring back the old directory entry. Windows
+// cannot sync a directory, and some Unix file systems refuse (EINVAL);
+// there the rename is as durable as the system makes it.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = syncFile(d)
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
+	}
+	return err
+}
 
 // CreateOutputFile opens path for writing with the rules of [OutputFile].
 func CreateOutputFile(path string) (*OutputFile, error) {
@@ -93,10 +117,13 @@ func CreateOutputFile(path string) (*OutputFile, error) {
 // Write writes p to the file (the temporary file until Commit).
 func (o *OutputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
 
-// Commit completes the file: it syncs the temporary file to stable storage
-// (unless CreateFile was given [WriteOptions.NoSync]) and renames it over
-// the target, or closes a target written straight through. On error the
-// temporary file is removed and the target is as it was. Commit or Abort
+// Commit completes the file: it syncs the temporary file to stable storage,
+// renames it over the target and syncs the directory so that the rename is
+// durable too (both syncs skipped when CreateFile was given
+// [WriteOptions.NoSync]), or closes a target written straight through. On
+// an error before the rename the temporary file is removed and the target
+// is as it was; if only the directory sync fails, the new file is in place
+// and complete, and the error says so. Commit or Abort
 // after Commit does nothing and returns nil.
 func (o *OutputFile) Commit() error {
 	if o.done {
@@ -124,12 +151,21 @@ func (o *OutputFile) Commit() error {
 	}
 	if err != nil {
 		os.Remove(o.tmpPath)
+		return err
 	}
-	return err
+	if !o.noSync {
+		t0 := time.Now()
+		err = syncDir(filepath.Dir(o.renameTo))
+		o.syncTime += time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("arrowpq: %s is complete, but syncing its directory failed, so a power loss may undo the rename: %w", o.renameTo, err)
+		}
+	}
+	return nil
 }
 
-// SyncTime returns how long Commit's sync of the temporary file to stable
-// storage took: the part of Commit that [WriteOptions.NoSync] saves. It is
+// SyncTime returns how long Commit's syncs (the temporary file before the
+// rename, the directory after it) took: the part of Commit that [WriteOptions.NoSync] saves. It is
 // zero before Commit, without a sync (NoSync), and for a target written
 // straight through, which is never synced.
 func (o *OutputFile) SyncTime() time.Duration { return o.syncTime }

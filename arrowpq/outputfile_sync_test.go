@@ -14,15 +14,15 @@ import (
 	"github.com/arrowpq/arrowpq/arrowpq"
 )
 
-// countSyncs makes OutputFile.Commit's sync count its calls (and still
-// sync) for the rest of t.
-func countSyncs(t *testing.T) *int {
-	n := new(int)
+// recordSyncs records the name of every file OutputFile.Commit syncs (and
+// still syncs it) for the rest of t.
+func recordSyncs(t *testing.T) *[]string {
+	names := new([]string)
 	t.Cleanup(arrowpq.SetSyncFile(func(f *os.File) error {
-		*n++
+		*names = append(*names, f.Name())
 		return f.Sync()
 	}))
-	return n
+	return names
 }
 
 func int64Record(vals ...int64) arrow.RecordBatch {
@@ -40,16 +40,16 @@ func int64Record(vals ...int64) arrow.RecordBatch {
 // and in place either way, with no temporary file left.
 func TestCreateFileNoSync(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		opts      *arrowpq.WriteOptions
-		wantSyncs int
+		name string
+		opts *arrowpq.WriteOptions
+		sync bool
 	}{
-		{"nil options", nil, 1},
-		{"default", &arrowpq.WriteOptions{}, 1},
-		{"NoSync", &arrowpq.WriteOptions{NoSync: true}, 0},
+		{"nil options", nil, true},
+		{"default", &arrowpq.WriteOptions{}, true},
+		{"NoSync", &arrowpq.WriteOptions{NoSync: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			syncs := countSyncs(t)
+			syncs := recordSyncs(t)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "out.parquet")
 			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
@@ -64,14 +64,19 @@ func TestCreateFileNoSync(t *testing.T) {
 			if err := w.Write(rec); err != nil {
 				t.Fatal(err)
 			}
-			if *syncs != 0 {
-				t.Fatalf("%d syncs before Close", *syncs)
+			if len(*syncs) != 0 {
+				t.Fatalf("synced %q before Close", *syncs)
 			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if *syncs != tc.wantSyncs {
-				t.Errorf("%d syncs, want %d", *syncs, tc.wantSyncs)
+			// Durable: the temporary file before the rename, then the
+			// directory, so that a power loss cannot undo the rename.
+			switch got := *syncs; {
+			case !tc.sync && len(got) != 0:
+				t.Errorf("NoSync synced %q", got)
+			case tc.sync && (len(got) != 2 || filepath.Dir(got[0]) != dir || !strings.Contains(got[0], "arrowpq-tmp") || got[1] != dir):
+				t.Errorf("synced %q, want the temporary file in %s and then %s", got, dir, dir)
 			}
 			r, err := arrowpq.OpenFile(path, nil)
 			if err != nil {
@@ -94,7 +99,7 @@ func TestCreateFileNoSync(t *testing.T) {
 	}
 }
 
-// TestOutputFileSyncTime: SyncTime is the time of Commit's sync, zero
+// TestOutputFileSyncTime: SyncTime is the time of Commit's syncs, zero
 // before Commit and for a target written straight through (never synced).
 func TestOutputFileSyncTime(t *testing.T) {
 	const pause = 20 * time.Millisecond
@@ -117,8 +122,8 @@ func TestOutputFileSyncTime(t *testing.T) {
 	if err := o.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if d := o.SyncTime(); d < pause || syncs != 1 {
-		t.Errorf("SyncTime = %v after %d syncs, want at least %v after 1", d, syncs, pause)
+	if d := o.SyncTime(); d < 2*pause || syncs != 2 {
+		t.Errorf("SyncTime = %v after %d syncs, want at least %v after 2 (file and directory)", d, syncs, 2*pause)
 	}
 
 	dev, err := arrowpq.CreateOutputFile(os.DevNull)
@@ -131,7 +136,7 @@ func TestOutputFileSyncTime(t *testing.T) {
 	if err := dev.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if d := dev.SyncTime(); d != 0 || syncs != 1 {
-		t.Errorf("%s: SyncTime = %v, %d syncs; want 0 and still 1", os.DevNull, d, syncs)
+	if d := dev.SyncTime(); d != 0 || syncs != 2 {
+		t.Errorf("%s: SyncTime = %v, %d syncs; want 0 and still 2", os.DevNull, d, syncs)
 	}
 }

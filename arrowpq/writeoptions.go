@@ -430,17 +430,18 @@ type WriteOptions struct {
 	// stored or not, key metadata; encrypt.go). Not part of the JSON form
 	// of the options: keys do not travel in DoPut commands.
 	Encryption *encryption.EncryptionOptions `json:"-"`
-	// NoSync makes CreateFile skip the sync of the finished file to stable
-	// storage before renaming it over the target, for scratch output:
-	// the sync waits until the disk holds the whole file
+	// NoSync makes CreateFile skip the syncs to stable storage of the
+	// finished file before renaming it over the target and of the
+	// directory after it, for scratch output: the syncs wait until the
+	// disk holds the whole file and the new name
 	// (benchmarks.BenchmarkCreateFile and OutputFile.SyncTime measure
 	// it). What it trades: other programs
 	// still see the old file or the complete new one (the rename stays
 	// atomic), and a crash of this process after Close loses nothing; but
 	// after an operating system crash or a power loss the target may be
 	// empty or hold only part of the new data, depending on the file
-	// system. The default syncs: after such a crash the target is the old
-	// file or the complete new one. NewWriter ignores NoSync (its
+	// system. The default syncs both: after such a crash the target is the
+	// old file or the complete new one. NewWriter ignores NoSync (its
 	// io.Writer is the caller's). Not part of the JSON form of the
 	// options: a Flight server decides on its own durability.
 	NoSync bool `json:"-"`
