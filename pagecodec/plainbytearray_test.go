@@ -159,3 +159,37 @@ func BenchmarkPlainByteArray(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPlainByteArrayOnePass decodes hostile bytes with the one-pass path
+// (data with room) and the two-pass path alone, in pieces, and wants the
+// same values, position and error class.
+func FuzzPlainByteArrayOnePass(f *testing.F) {
+	f.Add([]byte{2, 0, 0, 0, 'a', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'x', 'y', 'z'}, uint16(3), uint16(40), uint8(2))
+	f.Add([]byte{40, 0, 0, 0, 'a'}, uint16(1), uint16(100), uint8(1))
+	f.Fuzz(func(t *testing.T, page []byte, n, room uint16, piece uint8) {
+		k := int(n % 2048)
+		step := max(int(piece), 1)
+		run := func(onePass bool) ([]int32, []byte, int, error) {
+			var d PlainDecoder
+			d.Reset(page)
+			o, dd := []int32{0}, make([]byte, 0, int(room))
+			var err error
+			for left := k; left > 0 && err == nil; left -= step {
+				if onePass {
+					o, dd, err = decodePlainByteArray(&d, o, dd, min(step, left), math.MaxInt32)
+				} else {
+					o, dd, err = decodePlainByteArrayTwoPass(&d, o, dd, 0, min(step, left), math.MaxInt32)
+				}
+			}
+			return o, dd, d.pos, err
+		}
+		o1, d1, p1, err1 := run(true)
+		o2, d2, p2, err2 := run(false)
+		if (err1 == nil) != (err2 == nil) || p1 != p2 || !slices.Equal(o1, o2) || !bytes.Equal(d1, d2) {
+			t.Fatalf("one pass (%v, pos %d, %v, %q) != two passes (%v, pos %d, %v, %q)", err1, p1, o1, d1, err2, p2, o2, d2)
+		}
+		if err1 != nil && !errors.Is(err1, ErrCorrupt) {
+			t.Fatalf("%v, want ErrCorrupt", err1)
+		}
+	})
+}
