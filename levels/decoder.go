@@ -364,9 +364,24 @@ func (d *Decoder) DecodeValidity(bitmap []byte, offset, n int) (nullCount int, e
 	w := newBitWriter(bitmap, offset)
 	defer w.flush()
 	maxLevel := d.maxLevel
+	width1 := d.width == 1
 	for n > 0 {
-		if err := d.next(); err != nil {
-			return nullCount, err
+		if d.runUsed == d.run.Count {
+			// next, without its call for the width-1 runs of flat
+			// columns (one call per run; runs average 18 levels at
+			// 10% random nulls).
+			var err error
+			if width1 {
+				d.runUsed = 0
+				if err = d.nextRun1(); err != nil {
+					d.run.Count = 0
+				}
+			} else {
+				err = d.next()
+			}
+			if err != nil {
+				return nullCount, err
+			}
 		}
 		k := min(n, d.run.Count-d.runUsed)
 		switch {
