@@ -151,6 +151,10 @@ func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
 				k = spreadWordRuns(vals, w, i-64, k)
 				continue
 			}
+			if spreadFixed && k >= 64 {
+				k = spreadWord64(vals, w, i-64, k)
+				continue
+			}
 			for j := i - 1; j >= i-64; j-- {
 				v := int(w>>uint(j&63)) & 1
 				k -= v
@@ -158,6 +162,38 @@ func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
 			}
 		}
 	}
+}
+
+// spreadFixed selects spreadWord64 for mixed words with at least 64
+// values below them; BenchmarkSpreadInPlaceMode turns it off to compare.
+// Process CPU per 64Ki 8-byte slots: 10% random nulls 51.5 us where the
+// loop on the slice took 59-60 (same run), 50% 52 where it took 54.6.
+// Also tried: each slot's source by a population count of the bits below
+// it (no running count): 77 and 80 us.
+var spreadFixed = true
+
+// spreadWord64 is the per-slot loop over one mixed word on fixed-size
+// views of the slots and of the 64 values below k, which the values of the
+// word lie in (k >= 64): indexes masked to 0..63 need no bounds checks.
+func spreadWord64[T uint32 | uint64](vals []T, w uint64, base, k int) int {
+	dst := (*[64]T)(vals[base : base+64])
+	src := (*[64]T)(vals[k-64 : k])
+	c := 64
+	for j := 63; j >= 0; j -= 4 {
+		v0 := int(w>>uint(j)) & 1
+		c -= v0
+		dst[j&63] = src[c&63] & -T(v0)
+		v1 := int(w>>uint(j-1)) & 1
+		c -= v1
+		dst[(j-1)&63] = src[c&63] & -T(v1)
+		v2 := int(w>>uint(j-2)) & 1
+		c -= v2
+		dst[(j-2)&63] = src[c&63] & -T(v2)
+		v3 := int(w>>uint(j-3)) & 1
+		c -= v3
+		dst[(j-3)&63] = src[c&63] & -T(v3)
+	}
+	return k - (64 - c)
 }
 
 // SpreadOffsets writes the n+1 slot offsets of a binary array from the

@@ -257,10 +257,10 @@ func BenchmarkSpreadInPlaceMode(b *testing.B) {
 		}
 		nv := n - s.nullCount
 		buf := make([]byte, n*8)
-		for _, runs := range []bool{true, false} {
-			b.Run(fmt.Sprintf("nulls=%d%%/runs=%v", nullPct, runs), func(b *testing.B) {
-				spreadRuns = runs
-				defer func() { spreadRuns = true }()
+		for _, mode := range []int{0, 1, 2} {
+			b.Run(fmt.Sprintf("nulls=%d%%/mode=%d", nullPct, mode), func(b *testing.B) {
+				spreadRuns, spreadFixed = mode > 0, mode > 1
+				defer func() { spreadRuns, spreadFixed = true, true }()
 				b.SetBytes(n * 8)
 				cpu0 := processCPU()
 				for b.Loop() {
