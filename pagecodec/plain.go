@@ -122,7 +122,9 @@ func (d *PlainDecoder) DecodeBoolean(bitmap []byte, bitOffset, n int) (int, erro
 // DecodeByteArray decodes n BYTE_ARRAY values, appending their bytes to data
 // and, after each value, len(data) to offsets (so offsets starts with the
 // caller's initial 0, as in Arrow). It returns the extended slices. Offsets
-// beyond math.MaxInt32 are [ErrLimit].
+// beyond math.MaxInt32 are [ErrLimit]. Like append it may write into the
+// capacity of data, and up to 32 bytes past the returned length (bytes of
+// the page), so that short values move in whole blocks.
 func (d *PlainDecoder) DecodeByteArray(offsets []int32, data []byte, n int) ([]int32, []byte, error) {
 	return decodePlainByteArray(d, offsets, data, n, math.MaxInt32)
 }
