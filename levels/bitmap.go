@@ -86,13 +86,22 @@ func (w *bitWriter) copyBits(src []byte, from, n int) (ones int) {
 		s = s[8:]
 		n -= 64
 	}
-	for n > 0 {
-		k := min(8, n)
-		v := uint64(s[0]) & (1<<k - 1)
+	if n > 0 {
+		// The last n < 64 bits in one step: bit-packed runs of levels are
+		// often a few groups of 8 between RLE runs (10% random nulls:
+		// 3,663 runs per 64Ki levels), where a put per byte cost more
+		// than the header of the run.
+		var v uint64
+		if len(s) >= 8 {
+			v = binary.LittleEndian.Uint64(s)
+		} else {
+			for j, b := range s[:(n+7)/8] {
+				v |= uint64(b) << (8 * j)
+			}
+		}
+		v &= 1<<uint(n) - 1
 		ones += bits.OnesCount64(v)
-		w.put(v, uint(k))
-		s = s[1:]
-		n -= k
+		w.put(v, uint(n))
 	}
 	return ones
 }

@@ -120,7 +120,8 @@ func SpreadInPlaceWidth(buf []byte, nv, width int, valid []byte, n int) {
 
 // SpreadInPlace is [SpreadInPlaceWidth] for 4- and 8-byte values (as
 // uint32 or uint64 bits): 64 slots at a time, a full word of valid slots
-// is one copy and an empty one a clear; mixed words go slot by slot
+// is one copy and an empty one a clear; mixed words with at most three
+// nulls go run by run (spreadWordRuns), other mixed words slot by slot
 // without branches (a slot takes the value below it, masked to zero when
 // null).
 func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
@@ -146,6 +147,14 @@ func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
 		case 0:
 			clear(vals[i-64 : i])
 		default:
+			if spreadRuns && bits.OnesCount64(^w) <= 3 {
+				k = spreadWordRuns(vals, w, i-64, k)
+				continue
+			}
+			if spreadFixed && k >= 64 {
+				k = spreadWord64(vals, w, i-64, k)
+				continue
+			}
 			for j := i - 1; j >= i-64; j-- {
 				v := int(w>>uint(j&63)) & 1
 				k -= v
@@ -153,6 +162,38 @@ func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
 			}
 		}
 	}
+}
+
+// spreadFixed selects spreadWord64 for mixed words with at least 64
+// values below them; BenchmarkSpreadInPlaceMode turns it off to compare.
+// Process CPU per 64Ki 8-byte slots: 10% random nulls 51.5 us where the
+// loop on the slice took 59-60 (same run), 50% 52 where it took 54.6.
+// Also tried: each slot's source by a population count of the bits below
+// it (no running count): 77 and 80 us.
+var spreadFixed = true
+
+// spreadWord64 is the per-slot loop over one mixed word on fixed-size
+// views of the slots and of the 64 values below k, which the values of the
+// word lie in (k >= 64): indexes masked to 0..63 need no bounds checks.
+func spreadWord64[T uint32 | uint64](vals []T, w uint64, base, k int) int {
+	dst := (*[64]T)(vals[base : base+64])
+	src := (*[64]T)(vals[k-64 : k])
+	c := 64
+	for j := 63; j >= 0; j -= 4 {
+		v0 := int(w>>uint(j)) & 1
+		c -= v0
+		dst[j&63] = src[c&63] & -T(v0)
+		v1 := int(w>>uint(j-1)) & 1
+		c -= v1
+		dst[(j-1)&63] = src[c&63] & -T(v1)
+		v2 := int(w>>uint(j-2)) & 1
+		c -= v2
+		dst[(j-2)&63] = src[c&63] & -T(v2)
+		v3 := int(w>>uint(j-3)) & 1
+		c -= v3
+		dst[(j-3)&63] = src[c&63] & -T(v3)
+	}
+	return k - (64 - c)
 }
 
 // SpreadOffsets writes the n+1 slot offsets of a binary array from the
@@ -228,4 +269,48 @@ func SpreadBits(dst, dense []byte, valid []byte, n int) {
 		}
 		k++
 	}
+}
+
+// spreadRuns selects spreadWordRuns for mixed words with at most three
+// null slots; BenchmarkSpreadInPlaceMode turns it off to compare. In
+// process CPU per 64Ki 8-byte slots: 1% random nulls 23.8 us where the
+// per-slot loop took 35; at 10% and 50% the per-slot loop (54 us) stays,
+// as runs are short there (runs everywhere: 61 and 224 us).
+var spreadRuns = true
+
+// spreadWordRuns spreads the 64 slots from base whose validity word is w
+// (neither all set nor all clear), the dense values ending at k, run by
+// run from the top: a run of set bits is moved four values a step (loaded
+// before they are stored, so the overlap of an in-place move is safe, as
+// the slots never precede their values), null slots are zeroed. It returns
+// the new k.
+func spreadWordRuns[T uint32 | uint64](vals []T, w uint64, base, k int) int {
+	top := 64 // slots [top, 64) are done
+	for w != 0 {
+		hi := 63 - bits.LeadingZeros64(w) // highest set bit
+		lo := 0
+		if z := ^w & (1<<uint(hi) - 1); z != 0 {
+			lo = 64 - bits.LeadingZeros64(z) // above the highest clear bit below hi
+		}
+		// Null slots (hi, top).
+		clear(vals[base+hi+1 : base+top])
+		// Values [k-n, k) to slots [lo, hi].
+		n := hi - lo + 1
+		dst := vals[base+lo : base+hi+1]
+		src := vals[k-n : k]
+		for len(dst) >= 4 {
+			e := len(dst)
+			a, b, c, d := src[e-4], src[e-3], src[e-2], src[e-1]
+			dst[e-4], dst[e-3], dst[e-2], dst[e-1] = a, b, c, d
+			dst, src = dst[:e-4], src[:e-4]
+		}
+		for j := len(dst) - 1; j >= 0; j-- {
+			dst[j] = src[j]
+		}
+		k -= n
+		top = lo
+		w &= 1<<uint(lo) - 1
+	}
+	clear(vals[base : base+top])
+	return k
 }

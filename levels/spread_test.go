@@ -57,7 +57,7 @@ func randomSlots(rng *rand.Rand) testSlots {
 		n = rng.IntN(5)
 	}
 	s := testSlots{n: n, valid: make([]byte, (n+7)/8)}
-	p := []float64{0, 0.02, 0.5, 0.9, 1}[rng.IntN(5)]
+	p := []float64{0, 0.005, 0.02, 0.05, 0.5, 0.9, 1}[rng.IntN(7)]
 	for i := 0; i < n; i++ {
 		if rng.Float64() >= p {
 			s.valid[i>>3] |= 1 << (i & 7)
@@ -238,6 +238,35 @@ func BenchmarkSpreadInPlace(b *testing.B) {
 				for b.Loop() {
 					impl.fn(buf, nv, 8, s)
 				}
+			})
+		}
+	}
+}
+
+func BenchmarkSpreadInPlaceMode(b *testing.B) {
+	const n = 64 << 10
+	for _, nullPct := range []int{1, 10, 50} {
+		rng := rand.New(rand.NewPCG(1, uint64(nullPct)))
+		s := testSlots{n: n, valid: make([]byte, n/8)}
+		for i := 0; i < n; i++ {
+			if rng.IntN(100) >= nullPct {
+				s.valid[i>>3] |= 1 << (i & 7)
+			} else {
+				s.nullCount++
+			}
+		}
+		nv := n - s.nullCount
+		buf := make([]byte, n*8)
+		for _, mode := range []int{0, 1, 2} {
+			b.Run(fmt.Sprintf("nulls=%d%%/mode=%d", nullPct, mode), func(b *testing.B) {
+				spreadRuns, spreadFixed = mode > 0, mode > 1
+				defer func() { spreadRuns, spreadFixed = true, true }()
+				b.SetBytes(n * 8)
+				cpu0 := processCPU()
+				for b.Loop() {
+					SpreadInPlace(u64s(buf), nv, s.bitmap(), s.n)
+				}
+				reportCPU(b, cpu0)
 			})
 		}
 	}

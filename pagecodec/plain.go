@@ -122,18 +122,97 @@ func (d *PlainDecoder) DecodeBoolean(bitmap []byte, bitOffset, n int) (int, erro
 // DecodeByteArray decodes n BYTE_ARRAY values, appending their bytes to data
 // and, after each value, len(data) to offsets (so offsets starts with the
 // caller's initial 0, as in Arrow). It returns the extended slices. Offsets
-// beyond math.MaxInt32 are [ErrLimit].
+// beyond math.MaxInt32 are [ErrLimit]. Like append it may write into the
+// capacity of data, and up to 32 bytes past the returned length (bytes of
+// the page), so that short values move in whole blocks.
 func (d *PlainDecoder) DecodeByteArray(offsets []int32, data []byte, n int) ([]int32, []byte, error) {
 	return decodePlainByteArray(d, offsets, data, n, math.MaxInt32)
 }
 
 func decodePlainByteArray[O int32 | int64](d *PlainDecoder, offsets []O, data []byte, n int, maxOffset int64) ([]O, []byte, error) {
+	offsets, data, m := decodePlainByteArrayRoom(d, offsets, data, n, maxOffset)
+	if m == n {
+		return offsets, data, nil
+	}
+	return decodePlainByteArrayTwoPass(d, offsets, data, m, n, maxOffset)
+}
+
+// decodePlainByteArrayRoom is the one-pass fast path of PLAIN BYTE_ARRAY
+// decoding: while data has room for a value plus 32 bytes of slack, it
+// checks the value's length, appends its offset and copies its bytes in
+// 32-byte blocks (copyBlocks), which may write up to 32 bytes past the end
+// of data into its capacity (bytes of the page that the next value
+// overwrites or that stay beyond len(data)). It stops at the first value
+// without room, a truncated value or n, and returns how many values it
+// decoded; decodePlainByteArrayTwoPass does the rest. It skips the
+// separate pass over the lengths that sizes the buffers: in process CPU
+// time (BenchmarkPlainByteArray, -count 3, shared machine) 10-40 byte
+// strings decode at 3.3 GB/s where the two passes did 2.4, 40-400 byte
+// strings at 11.6 GB/s where they did 5.5.
+func decodePlainByteArrayRoom[O int32 | int64](d *PlainDecoder, offsets []O, data []byte, n int, maxOffset int64) ([]O, []byte, int) {
+	src := d.src
+	pos := d.pos
+	// The room for data: its capacity less the slack, and no offset
+	// beyond maxOffset.
+	room := cap(data) - 32
+	if int64(room) > maxOffset {
+		room = int(maxOffset)
+	}
+	if room < len(data) || n <= 0 {
+		return offsets, data, 0
+	}
+	base := len(offsets)
+	offsets = growLen(offsets, n)
+	outOff := offsets[base:]
+	out := data[:cap(data)]
+	w := len(data)
+	m := 0
+	for ; m < len(outOff); m++ {
+		if len(src)-pos < 4 {
+			break
+		}
+		l := binary.LittleEndian.Uint32(src[pos:])
+		if uint64(l) > uint64(len(src)-pos-4) || uint64(l) > uint64(room-w) {
+			break
+		}
+		pos += 4
+		copyBlocks(out, w, src, pos, int(l))
+		pos += int(l)
+		w += int(l)
+		outOff[m] = O(w)
+	}
+	d.pos = pos
+	return offsets[:base+m], out[:w], m
+}
+
+// copyBlocks copies src[sp:sp+n] to dst[dp:], where dst has at least 32
+// bytes of room past dp+n. Values of strings are short, and a call of
+// memmove per value costs more than the bytes: up to 64 bytes go in 32-byte
+// blocks (the last block may carry bytes past n, which the next value
+// overwrites or which lie past the data) when src has the bytes, longer
+// values with copy (40-400 byte strings: blocks up to 64 bytes 11.6 GB/s,
+// up to 128 9.9, up to 256 9.0).
+func copyBlocks(dst []byte, dp int, src []byte, sp, n int) {
+	if n <= 64 && sp+64 <= len(src) {
+		for i := 0; i < n; i += 32 {
+			*(*[32]byte)(dst[dp+i : dp+i+32]) = [32]byte(src[sp+i : sp+i+32])
+		}
+		return
+	}
+	copy(dst[dp:dp+n], src[sp:sp+n])
+}
+
+// decodePlainByteArrayTwoPass is the general path of PLAIN BYTE_ARRAY
+// decoding: a first pass finds the values and their size, so that both
+// buffers grow at most once; the second copies them.
+// done values of the call were decoded already, n in all.
+func decodePlainByteArrayTwoPass[O int32 | int64](d *PlainDecoder, offsets []O, data []byte, done, n int, maxOffset int64) ([]O, []byte, error) {
 	// First pass: find the values and their total size without copying, so
 	// that both buffers grow once per batch.
 	src := d.src
 	pos := d.pos
 	total := 0
-	m := 0
+	m := done
 	for ; m < n; m++ {
 		if len(src)-pos < 4 {
 			break
@@ -148,8 +227,8 @@ func decodePlainByteArray[O int32 | int64](d *PlainDecoder, offsets []O, data []
 	if int64(len(data))+int64(total) > maxOffset {
 		return offsets, data, errLimit("BYTE_ARRAY data of %d bytes overflows the offsets", int64(len(data))+int64(total))
 	}
-	offsets = growLen(offsets, m)
-	outOff := offsets[len(offsets)-m:]
+	offsets = growLen(offsets, m-done)
+	outOff := offsets[len(offsets)-(m-done):]
 	start := len(data)
 	data = growLen(data, total)
 	out := data[start:]
