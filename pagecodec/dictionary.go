@@ -86,9 +86,37 @@ func (d *DictIndexDecoder) next(k int) ([]uint32, error) {
 	return idx, nil
 }
 
+// block decodes the next indices of the page, at most k (<= lengthChunk)
+// and from one run: k' repeats of value v with rle set, or k' unchecked
+// indices in d.buf. It returns k' > 0 or an error.
+func (d *DictIndexDecoder) block(k int) (n int, v uint32, rle bool, err error) {
+	if !d.ok {
+		return 0, 0, false, errTruncated("dictionary indices: %d values asked from an empty page", k)
+	}
+	n, v, rle, err = d.hr.Next32(d.buf[:k])
+	if err != nil {
+		return 0, 0, false, errCorrupt("dictionary indices: %v", err)
+	}
+	if n == 0 {
+		return 0, 0, false, errTruncated("dictionary indices: %d values asked, none left", k)
+	}
+	return n, v, rle, nil
+}
+
+// The fused decoders below (DecodeDict, DecodeDictFixed,
+// DecodeDictByteArray) never hold a page's indices: they take the hybrid
+// run by run, a bit-packed run unpacked lengthChunk indices at a time into
+// d.buf (1 KiB, in L1 beside the output) and gathered at once, an RLE run
+// as one fill of its value. Each index is checked against the dictionary
+// once, by the compare that is also the bounds check of the gather. They
+// are DecodeIndices followed by Gather, GatherFixedLenByteArray or
+// GatherByteArray(Short), minus the index buffer (a page's worth of int32,
+// written and read back): the differential tests hold them equal.
+
 // DecodeDict decodes len(dst) indices and stores the dictionary values they
 // name in dst, without materializing the indices. dict must hold the
-// dictLen values given to Reset.
+// dictLen values given to Reset. It returns the values stored; fewer than
+// len(dst) only with an error.
 func DecodeDict[T any](d *DictIndexDecoder, dst []T, dict []T) (int, error) {
 	if len(dict) < d.dictLen {
 		return 0, errCorrupt("dictionary of %d values, decoder set up for %d", len(dict), d.dictLen)
@@ -96,21 +124,184 @@ func DecodeDict[T any](d *DictIndexDecoder, dst []T, dict []T) (int, error) {
 	dict = dict[:d.dictLen]
 	n := 0
 	for n < len(dst) {
-		idx, err := d.next(min(len(dst)-n, lengthChunk))
-		out := dst[n:][:len(idx)]
-		for i, v := range idx {
-			// One compare: it is also the bounds check of dict[v].
-			if uint(v) >= uint(len(dict)) {
-				return n + i, d.outOfRange(v)
-			}
-			out[i] = dict[v]
-		}
-		n += len(idx)
+		k, v, rle, err := d.block(min(len(dst)-n, lengthChunk))
 		if err != nil {
 			return n, err
 		}
+		out := dst[n : n+k]
+		if rle {
+			if uint(v) >= uint(len(dict)) {
+				return n, d.outOfRange(v)
+			}
+			x := dict[v]
+			for i := range out {
+				out[i] = x
+			}
+		} else {
+			for i, v := range d.buf[:k] {
+				// One compare: it is also the bounds check of dict[v].
+				if uint(v) >= uint(len(dict)) {
+					return n + i, d.outOfRange(v)
+				}
+				out[i] = dict[v]
+			}
+		}
+		n += k
 	}
 	return n, nil
+}
+
+// DecodeDictFixed is [DecodeDict] for values of width bytes back to back:
+// it decodes len(dst)/width indices and stores the values dict (the
+// dictLen values given to Reset, back to back) holds at them in dst. Used
+// for FIXED_LEN_BYTE_ARRAY and INT96 values and for dictionaries converted
+// to another fixed-width form (Decimal128 from INT64 or
+// FIXED_LEN_BYTE_ARRAY decimals).
+func DecodeDictFixed(d *DictIndexDecoder, dst []byte, dict []byte, width int) (int, error) {
+	if width <= 0 {
+		return 0, errCorrupt("fixed-width dictionary values of %d bytes", width)
+	}
+	if len(dict)/width < d.dictLen {
+		return 0, errCorrupt("dictionary of %d values, decoder set up for %d", len(dict)/width, d.dictLen)
+	}
+	dict = dict[:d.dictLen*width]
+	want := len(dst) / width
+	n := 0
+	for n < want {
+		k, v, rle, err := d.block(min(want-n, lengthChunk))
+		if err != nil {
+			return n, err
+		}
+		out := dst[n*width : (n+k)*width]
+		if rle {
+			if uint(v) >= uint(d.dictLen) {
+				return n, d.outOfRange(v)
+			}
+			fillRepeat(out, dict[int(v)*width:int(v)*width+width])
+		} else if i := gatherFixed(out, dict, width, d.buf[:k]); i < k {
+			return n + i, d.outOfRange(d.buf[i])
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// fillRepeat fills out (a multiple of len(v) long) with copies of v,
+// doubling the filled part with each copy.
+func fillRepeat(out, v []byte) {
+	if len(out) == 0 {
+		return
+	}
+	w := copy(out, v)
+	for w < len(out) {
+		w += copy(out[w:], out[:w])
+	}
+}
+
+// gatherFixed stores the width-byte values of dict named by idx back to
+// back in out (len(idx)*width bytes), with whole-array moves for the
+// common widths (a copy call per value costs three times as much on
+// lineitem's 16-byte decimals). It returns len(idx), or the position of
+// the first index out of range.
+func gatherFixed(out, dict []byte, width int, idx []uint32) int {
+	n := uint(len(dict) / width)
+	switch width {
+	case 16:
+		out = out[:len(idx)*16]
+		for i, v := range idx {
+			if uint(v) >= n {
+				return i
+			}
+			*(*[16]byte)(out[i*16 : i*16+16]) = [16]byte(dict[v*16 : v*16+16])
+		}
+	case 12:
+		out = out[:len(idx)*12]
+		for i, v := range idx {
+			if uint(v) >= n {
+				return i
+			}
+			*(*[12]byte)(out[i*12 : i*12+12]) = [12]byte(dict[v*12 : v*12+12])
+		}
+	case 8:
+		out = out[:len(idx)*8]
+		for i, v := range idx {
+			if uint(v) >= n {
+				return i
+			}
+			*(*[8]byte)(out[i*8 : i*8+8]) = [8]byte(dict[v*8 : v*8+8])
+		}
+	case 4:
+		out = out[:len(idx)*4]
+		for i, v := range idx {
+			if uint(v) >= n {
+				return i
+			}
+			*(*[4]byte)(out[i*4 : i*4+4]) = [4]byte(dict[v*4 : v*4+4])
+		}
+	default:
+		for i, v := range idx {
+			if uint(v) >= n {
+				return i
+			}
+			copy(out[i*width:(i+1)*width], dict[int(v)*width:])
+		}
+	}
+	return len(idx)
+}
+
+// DecodeDictByteArray is [DecodeDict] for BYTE_ARRAY values: it decodes n
+// indices and appends the values they name to data and their end offsets
+// to offsets, as [GatherByteArray] does, with the 8- and 16-byte moves of
+// [GatherByteArrayShort] when maxLen (the dictionary's longest value) is
+// at most 16 and dictData has the 16 bytes of slack that asks for. The
+// dictionary is dictOffsets (at least dictLen+1 of them) and dictData.
+func DecodeDictByteArray(d *DictIndexDecoder, offsets []int32, data []byte, dictOffsets []int32, dictData []byte, maxLen, n int) ([]int32, []byte, error) {
+	if len(dictOffsets) <= d.dictLen {
+		return offsets, data, errCorrupt("dictionary of %d values, decoder set up for %d", len(dictOffsets)-1, d.dictLen)
+	}
+	dictOffsets = dictOffsets[:d.dictLen+1]
+	short := maxLen >= 0 && maxLen <= 16 && len(dictData) >= int(dictOffsets[d.dictLen])+16
+	for got := 0; got < n; {
+		k, v, rle, err := d.block(min(n-got, lengthChunk))
+		if err != nil {
+			return offsets, data, err
+		}
+		switch {
+		case rle:
+			offsets, data, err = repeatByteArray(offsets, data, dictOffsets, dictData, v, k)
+		case short && int64(len(data))+int64(k)*int64(maxLen) <= math.MaxInt32:
+			offsets, data, err = gatherByteArrayShort(offsets, data, dictOffsets, dictData, d.buf[:k], maxLen)
+		default:
+			offsets, data, err = gatherByteArray(offsets, data, dictOffsets, dictData, d.buf[:k], math.MaxInt32)
+		}
+		if err != nil {
+			return offsets, data, err
+		}
+		got += k
+	}
+	return offsets, data, nil
+}
+
+// repeatByteArray appends k copies of dictionary value v.
+func repeatByteArray(offsets []int32, data []byte, dictOffsets []int32, dictData []byte, v uint32, k int) ([]int32, []byte, error) {
+	if uint(v) >= uint(len(dictOffsets)-1) {
+		return offsets, data, errCorrupt("dictionary index %d out of range for %d values", v, len(dictOffsets)-1)
+	}
+	start, end := int(dictOffsets[v]), int(dictOffsets[v+1])
+	l := end - start
+	if int64(len(data))+int64(k)*int64(l) > math.MaxInt32 {
+		return offsets, data, errLimit("BYTE_ARRAY data of %d bytes overflows the offsets", int64(len(data))+int64(k)*int64(l))
+	}
+	base := len(data)
+	data = growLen(data, k*l)
+	fillRepeat(data[base:], dictData[start:end])
+	offsets = growLen(offsets, k)
+	out := offsets[len(offsets)-k:]
+	for i := range out {
+		base += l
+		out[i] = int32(base)
+	}
+	return offsets, data, nil
 }
 
 // Gather stores dict[indices[i]] in dst[i] for every index; an index out of
@@ -167,6 +358,14 @@ func GatherByteArrayShort(offsets []int32, data []byte, dictOffsets []int32, dic
 	if int64(len(data))+int64(len(indices))*int64(maxLen) > math.MaxInt32 {
 		return gatherByteArray(offsets, data, dictOffsets, dictData, indices, math.MaxInt32)
 	}
+	return gatherByteArrayShort(offsets, data, dictOffsets, dictData, indices, maxLen)
+}
+
+// gatherByteArrayShort is GatherByteArrayShort once its preconditions
+// hold: maxLen ≤ 16, 16 bytes of slack after dictData's last value, and
+// room in the offsets for len(indices)*maxLen more bytes.
+func gatherByteArrayShort[I int32 | uint32](offsets []int32, data []byte, dictOffsets []int32, dictData []byte, indices []I, maxLen int) ([]int32, []byte, error) {
+	n := len(dictOffsets) - 1
 	base := len(data)
 	data = growLen(data, len(indices)*maxLen+16)
 	out := data[base:]
@@ -203,7 +402,7 @@ func GatherByteArrayShort(offsets []int32, data []byte, dictOffsets []int32, dic
 	return offsets, data[:base+w], nil
 }
 
-func gatherByteArray[O int32 | int64](offsets []O, data []byte, dictOffsets []int32, dictData []byte, indices []int32, maxOffset int64) ([]O, []byte, error) {
+func gatherByteArray[O int32 | int64, I int32 | uint32](offsets []O, data []byte, dictOffsets []int32, dictData []byte, indices []I, maxOffset int64) ([]O, []byte, error) {
 	n := len(dictOffsets) - 1
 	total := 0
 	for _, v := range indices {

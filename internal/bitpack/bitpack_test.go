@@ -359,6 +359,45 @@ func TestHybridRoundTrip(t *testing.T) {
 					t.Fatalf("width %d: Decode32 value %d = %d, want %d", width, i, got[i], ref[i])
 				}
 			}
+			// Next32 in random chunks, mixed with Decode32, equals it too.
+			r.Reset(enc, width)
+			got = got[:0]
+			for {
+				chunk := make([]uint32, rng.IntN(70)+1)
+				if rng.IntN(4) == 0 {
+					n, err := r.Decode32(chunk)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, chunk[:n]...)
+					if n < len(chunk) {
+						break
+					}
+					continue
+				}
+				n, v, rle, err := r.Next32(chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					break
+				}
+				if rle {
+					for range n {
+						got = append(got, v)
+					}
+				} else {
+					got = append(got, chunk[:n]...)
+				}
+			}
+			if len(got) != len(ref) {
+				t.Fatalf("width %d: Next32 %d values, want %d", width, len(got), len(ref))
+			}
+			for i := range got {
+				if uint64(got[i]) != ref[i] {
+					t.Fatalf("width %d: Next32 value %d = %d, want %d", width, i, got[i], ref[i])
+				}
+			}
 		}
 	}
 }

@@ -218,6 +218,37 @@ func (r *HybridReader) Decode32(dst []uint32) (n int, err error) {
 	return n, nil
 }
 
+// Next32 returns the next values of one run, at most len(dst) of them
+// (the width must be at most 32): for an RLE run, n repeats of value with
+// rle set and dst untouched, so that a caller fills its output with one
+// value instead of storing n copies first; for a bit-packed run, n values
+// unpacked into dst[:n]. n is 0 only at the end of the data (nil error) or
+// with an error wrapping [ErrCorrupt]. It mixes freely with
+// [HybridReader.Decode32].
+func (r *HybridReader) Next32(dst []uint32) (n int, value uint32, rle bool, err error) {
+	if r.width > 32 {
+		panic("bitpack: Next32 with width > 32")
+	}
+	if r.curUsed == r.cur.Count {
+		run, err := r.NextRun()
+		if err == io.EOF {
+			return 0, 0, false, nil
+		}
+		if err != nil {
+			return 0, 0, false, err
+		}
+		r.cur, r.curUsed = run, 0
+	}
+	k := min(len(dst), r.cur.Count-r.curUsed)
+	if r.cur.Packed == nil {
+		r.curUsed += k
+		return k, uint32(r.cur.Value), true, nil
+	}
+	r.unpackInto(dst[:k])
+	r.curUsed += k
+	return k, 0, false, nil
+}
+
 // unpackInto copies the next len(out) values of the current bit-packed run,
 // starting at value r.curUsed (which the caller advances).
 func (r *HybridReader) unpackInto(out []uint32) {
