@@ -20,6 +20,7 @@ import (
 // [DictIndexDecoder.Reset].
 type DictIndexDecoder struct {
 	hr      bitpack.HybridReader
+	width   uint
 	dictLen int
 	buf     [lengthChunk]uint32
 	ok      bool
@@ -39,6 +40,7 @@ func (d *DictIndexDecoder) Reset(src []byte, dictLen int) error {
 		return errCorrupt("dictionary index bit width %d > 32", w)
 	}
 	d.hr.Reset(src[1:], w)
+	d.width = w
 	d.ok = true
 	return nil
 }
@@ -124,6 +126,21 @@ func DecodeDict[T any](d *DictIndexDecoder, dst []T, dict []T) (int, error) {
 	dict = dict[:d.dictLen]
 	n := 0
 	for n < len(dst) {
+		// Whole groups of a bit-packed run: unpacked and gathered eight
+		// at a time, the indices never leaving registers.
+		if d.ok {
+			src, k, err := d.hr.PackedGroups(len(dst) - n)
+			if err != nil {
+				return n, errCorrupt("dictionary indices: %v", err)
+			}
+			if k > 0 {
+				if i := bitpack.UnpackGather32(dst[n:n+k], src, d.width, dict); i < k {
+					return n + i, d.outOfRange(d.packedAt(src, i))
+				}
+				n += k
+				continue
+			}
+		}
 		k, v, rle, err := d.block(min(len(dst)-n, lengthChunk))
 		if err != nil {
 			return n, err
@@ -149,6 +166,14 @@ func DecodeDict[T any](d *DictIndexDecoder, dst []T, dict []T) (int, error) {
 		n += k
 	}
 	return n, nil
+}
+
+// packedAt returns index i of the bit-packed groups src.
+func (d *DictIndexDecoder) packedAt(src []byte, i int) uint32 {
+	var g [8]uint32
+	w := int(d.width)
+	bitpack.Unpack32(g[:], src[i/8*w:i/8*w+w], d.width)
+	return g[i%8]
 }
 
 // DecodeDictFixed is [DecodeDict] for values of width bytes back to back:

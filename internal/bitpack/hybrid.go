@@ -249,6 +249,34 @@ func (r *HybridReader) Next32(dst []uint32) (n int, value uint32, rle bool, err 
 	return k, 0, false, nil
 }
 
+// PackedGroups hands out whole groups of a bit-packed run for the caller
+// to unpack itself (with [UnpackGather32]): when the reader stands on a
+// group boundary of a bit-packed run, after loading the next run if the
+// current one is used up, it returns the bytes of up to max/8 of the
+// run's whole groups and their count of values n, consumed. Otherwise (an
+// RLE run, a partial group, the end of the data) n is 0 and the caller
+// goes on with [HybridReader.Next32]. Errors are those of NextRun.
+func (r *HybridReader) PackedGroups(max int) (src []byte, n int, err error) {
+	if r.curUsed == r.cur.Count {
+		run, err := r.NextRun()
+		if err == io.EOF {
+			return nil, 0, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		r.cur, r.curUsed = run, 0
+	}
+	if r.cur.Packed == nil || r.curUsed%8 != 0 {
+		return nil, 0, nil
+	}
+	w := int(r.width)
+	groups := min(max/8, (r.cur.Count-r.curUsed)/8)
+	off := r.curUsed / 8 * w
+	r.curUsed += groups * 8
+	return r.cur.Packed[off : off+groups*w], groups * 8, nil
+}
+
 // unpackInto copies the next len(out) values of the current bit-packed run,
 // starting at value r.curUsed (which the caller advances).
 func (r *HybridReader) unpackInto(out []uint32) {
