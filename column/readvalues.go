@@ -684,7 +684,7 @@ func (v *valueDecoder) gather(d *Values, idx []int32) error {
 		err = pagecodec.GatherFixedLenByteArray(tail, dict.Fixed, v.width, idx)
 	case format.Type_BYTE_ARRAY:
 		data := dict.slackData()
-		if dict.maxLen <= 16 {
+		if dict.maxLen <= 32 {
 			d.Offsets, d.Data, err = pagecodec.GatherByteArrayShort(d.Offsets, d.Data, dict.Offsets, data, idx, dict.maxLen)
 		} else {
 			d.Offsets, d.Data, err = pagecodec.GatherByteArray(d.Offsets, d.Data, dict.Offsets, data, idx)

@@ -292,7 +292,7 @@ func byteArrayDict(rng *rand.Rand, n, minLen, maxLen int) (offs []int32, data []
 func TestDecodeDictByteArrayMatchesTwoPass(t *testing.T) {
 	cases := randFusedCases(t, 15)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, lens := range [][2]int{{0, 0}, {1, 1}, {0, 8}, {3, 16}, {0, 40}, {17, 100}} {
+	for _, lens := range [][2]int{{0, 0}, {1, 1}, {0, 8}, {3, 16}, {9, 17}, {17, 24}, {0, 32}, {30, 32}, {0, 40}, {17, 100}} {
 		for _, slack := range []bool{true, false} {
 			t.Run(fmt.Sprintf("len=%d-%d/slack=%v", lens[0], lens[1], slack), func(t *testing.T) {
 				for i, c := range cases {

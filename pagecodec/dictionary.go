@@ -276,16 +276,15 @@ func gatherFixed(out, dict []byte, width int, idx []uint32) int {
 
 // DecodeDictByteArray is [DecodeDict] for BYTE_ARRAY values: it decodes n
 // indices and appends the values they name to data and their end offsets
-// to offsets, as [GatherByteArray] does, with the 8- and 16-byte moves of
+// to offsets, as [GatherByteArray] does, with the block moves of
 // [GatherByteArrayShort] when maxLen (the dictionary's longest value) is
-// at most 16 and dictData has the 16 bytes of slack that asks for. The
+// at most 32 and dictData has the slack that asks for. The
 // dictionary is dictOffsets (at least dictLen+1 of them) and dictData.
 func DecodeDictByteArray(d *DictIndexDecoder, offsets []int32, data []byte, dictOffsets []int32, dictData []byte, maxLen, n int) ([]int32, []byte, error) {
 	if len(dictOffsets) <= d.dictLen {
 		return offsets, data, errCorrupt("dictionary of %d values, decoder set up for %d", len(dictOffsets)-1, d.dictLen)
 	}
 	dictOffsets = dictOffsets[:d.dictLen+1]
-	short := maxLen >= 0 && maxLen <= 16 && len(dictData) >= int(dictOffsets[d.dictLen])+16
 	for got := 0; got < n; {
 		k, v, rle, err := d.block(min(n-got, lengthChunk))
 		if err != nil {
@@ -294,7 +293,7 @@ func DecodeDictByteArray(d *DictIndexDecoder, offsets []int32, data []byte, dict
 		switch {
 		case rle:
 			offsets, data, err = repeatByteArray(offsets, data, dictOffsets, dictData, v, k)
-		case short && int64(len(data))+int64(k)*int64(maxLen) <= math.MaxInt32:
+		case shortFits(data, dictOffsets, dictData, k, maxLen):
 			offsets, data, err = gatherByteArrayShort(offsets, data, dictOffsets, dictData, d.buf[:k], maxLen)
 		default:
 			offsets, data, err = gatherByteArray(offsets, data, dictOffsets, dictData, d.buf[:k], math.MaxInt32)
@@ -368,63 +367,133 @@ func GatherByteArray(offsets []int32, data []byte, dictOffsets []int32, dictData
 }
 
 // GatherByteArrayShort is [GatherByteArray] for dictionaries whose values
-// are at most maxLen ≤ 16 bytes long (flags, codes, short names): each
-// value moves as one 8- or 16-byte block, in a single pass. On a 3-value
-// dictionary of 1-byte strings this is 1.7 ns a value where the 32-byte
-// blocks of GatherByteArray take 4-6 (their overlapping stores are slow on
-// AMD Zen). dictData must hold 16 bytes after the last value's end (the
-// reader pads its dictionaries); without them, or with longer values, it
-// is GatherByteArray.
+// are at most maxLen ≤ 32 bytes long (flags, codes, short names): each
+// value moves as one 8-, 16- or 32-byte block, in a single pass. On a
+// 3-value dictionary of 1-byte strings this is 1.7 ns a value where the
+// 32-byte blocks of GatherByteArray take 4-6 (their overlapping stores are
+// slow on AMD Zen), hence the smallest block that holds maxLen. dictData
+// must hold that block's size of bytes after the last value's end (the
+// reader pads its dictionaries with 32); without them, or with longer
+// values, it is GatherByteArray.
 func GatherByteArrayShort(offsets []int32, data []byte, dictOffsets []int32, dictData []byte, indices []int32, maxLen int) ([]int32, []byte, error) {
-	n := len(dictOffsets) - 1
-	if maxLen > 16 || maxLen < 0 || n < 0 || len(dictData) < int(dictOffsets[n])+16 {
-		return gatherByteArray(offsets, data, dictOffsets, dictData, indices, math.MaxInt32)
-	}
-	if int64(len(data))+int64(len(indices))*int64(maxLen) > math.MaxInt32 {
+	if !shortFits(data, dictOffsets, dictData, len(indices), maxLen) {
 		return gatherByteArray(offsets, data, dictOffsets, dictData, indices, math.MaxInt32)
 	}
 	return gatherByteArrayShort(offsets, data, dictOffsets, dictData, indices, maxLen)
 }
 
-// gatherByteArrayShort is GatherByteArrayShort once its preconditions
-// hold: maxLen ≤ 16, 16 bytes of slack after dictData's last value, and
-// room in the offsets for len(indices)*maxLen more bytes.
-func gatherByteArrayShort[I int32 | uint32](offsets []int32, data []byte, dictOffsets []int32, dictData []byte, indices []I, maxLen int) ([]int32, []byte, error) {
+// shortBlock is the block gatherByteArrayShort moves values of at most
+// maxLen bytes in, 0 if they are too long.
+func shortBlock(maxLen int) int {
+	switch {
+	case maxLen < 0 || maxLen > 32:
+		return 0
+	case maxLen <= 8:
+		return 8
+	case maxLen <= 16:
+		return 16
+	}
+	return 32
+}
+
+// shortFits reports whether k values of a dictionary of values at most
+// maxLen long can take gatherByteArrayShort: blocks for maxLen, their
+// slack after dictData's last value, and room in int32 offsets for
+// k*maxLen more bytes after data.
+func shortFits(data []byte, dictOffsets []int32, dictData []byte, k, maxLen int) bool {
 	n := len(dictOffsets) - 1
+	b := shortBlock(maxLen)
+	return b > 0 && n >= 0 && len(dictData) >= int(dictOffsets[n])+b &&
+		int64(len(data))+int64(k)*int64(maxLen) <= math.MaxInt32
+}
+
+// gatherByteArrayShort is GatherByteArrayShort once shortFits holds: one
+// loop per block size, so that the block's move is fixed in each.
+func gatherByteArrayShort[I int32 | uint32](offsets []int32, data []byte, dictOffsets []int32, dictData []byte, indices []I, maxLen int) ([]int32, []byte, error) {
 	base := len(data)
-	data = growLen(data, len(indices)*maxLen+16)
-	out := data[base:]
+	data = growLen(data, len(indices)*maxLen+32)
 	offsets = growLen(offsets, len(indices))
 	outOff := offsets[len(offsets)-len(indices):]
-	w := 0
-	if maxLen <= 8 {
-		for i, v := range indices {
-			if uint(v) >= uint(n) {
-				return offsets[:len(offsets)-len(indices)+i], data[:base+w], errCorrupt("dictionary index %d out of range for %d values", v, n)
-			}
-			start, end := int(dictOffsets[v]), int(dictOffsets[v+1])
-			if end-start > maxLen {
-				return offsets[:len(offsets)-len(indices)+i], data[:base+w], errCorrupt("dictionary value %d of %d bytes, longer than the %d declared", v, end-start, maxLen)
-			}
-			*(*[8]byte)(out[w : w+8]) = [8]byte(dictData[start : start+8])
-			w += end - start
-			outOff[i] = int32(base + w)
+	var w, i int
+	switch shortBlock(maxLen) {
+	case 8:
+		w, i = gatherBlocks8(data[base:], outOff, base, dictOffsets, dictData, indices, maxLen)
+	case 16:
+		w, i = gatherBlocks16(data[base:], outOff, base, dictOffsets, dictData, indices, maxLen)
+	default:
+		w, i = gatherBlocks32(data[base:], outOff, base, dictOffsets, dictData, indices, maxLen)
+	}
+	if i < len(indices) {
+		offsets = offsets[:len(offsets)-len(indices)+i]
+		v, n := indices[i], len(dictOffsets)-1
+		if uint(v) >= uint(n) {
+			return offsets, data[:base+w], errCorrupt("dictionary index %d out of range for %d values", v, n)
 		}
-	} else {
-		for i, v := range indices {
-			if uint(v) >= uint(n) {
-				return offsets[:len(offsets)-len(indices)+i], data[:base+w], errCorrupt("dictionary index %d out of range for %d values", v, n)
-			}
-			start, end := int(dictOffsets[v]), int(dictOffsets[v+1])
-			if end-start > maxLen {
-				return offsets[:len(offsets)-len(indices)+i], data[:base+w], errCorrupt("dictionary value %d of %d bytes, longer than the %d declared", v, end-start, maxLen)
-			}
-			*(*[16]byte)(out[w : w+16]) = [16]byte(dictData[start : start+16])
-			w += end - start
-			outOff[i] = int32(base + w)
-		}
+		return offsets, data[:base+w], errCorrupt("dictionary value %d of %d bytes, longer than the %d declared", v, dictOffsets[v+1]-dictOffsets[v], maxLen)
 	}
 	return offsets, data[:base+w], nil
+}
+
+// gatherBlocks8 moves the values named by indices as 8-byte blocks to out
+// and their end offsets (from base) to outOff. It returns the bytes
+// written and len(indices), or the position of the first index out of
+// range or naming a value longer than maxLen.
+func gatherBlocks8[I int32 | uint32](out []byte, outOff []int32, base int, dictOffsets []int32, dictData []byte, indices []I, maxLen int) (int, int) {
+	n := len(dictOffsets) - 1
+	w := 0
+	for i, v := range indices {
+		if uint(v) >= uint(n) {
+			return w, i
+		}
+		start, end := int(dictOffsets[v]), int(dictOffsets[v+1])
+		if end-start > maxLen {
+			return w, i
+		}
+		*(*[8]byte)(out[w : w+8]) = [8]byte(dictData[start : start+8])
+		w += end - start
+		outOff[i] = int32(base + w)
+	}
+	return w, len(indices)
+}
+
+// gatherBlocks16 is gatherBlocks8 with 16-byte blocks.
+func gatherBlocks16[I int32 | uint32](out []byte, outOff []int32, base int, dictOffsets []int32, dictData []byte, indices []I, maxLen int) (int, int) {
+	n := len(dictOffsets) - 1
+	w := 0
+	for i, v := range indices {
+		if uint(v) >= uint(n) {
+			return w, i
+		}
+		start, end := int(dictOffsets[v]), int(dictOffsets[v+1])
+		if end-start > maxLen {
+			return w, i
+		}
+		*(*[16]byte)(out[w : w+16]) = [16]byte(dictData[start : start+16])
+		w += end - start
+		outOff[i] = int32(base + w)
+	}
+	return w, len(indices)
+}
+
+// gatherBlocks32 is gatherBlocks8 with 32-byte blocks (values of 17 to 32
+// bytes: lineitem's l_shipinstruct, whose longest is 17, took two passes
+// through GatherByteArray before).
+func gatherBlocks32[I int32 | uint32](out []byte, outOff []int32, base int, dictOffsets []int32, dictData []byte, indices []I, maxLen int) (int, int) {
+	n := len(dictOffsets) - 1
+	w := 0
+	for i, v := range indices {
+		if uint(v) >= uint(n) {
+			return w, i
+		}
+		start, end := int(dictOffsets[v]), int(dictOffsets[v+1])
+		if end-start > maxLen {
+			return w, i
+		}
+		*(*[32]byte)(out[w : w+32]) = [32]byte(dictData[start : start+32])
+		w += end - start
+		outOff[i] = int32(base + w)
+	}
+	return w, len(indices)
 }
 
 func gatherByteArray[O int32 | int64, I int32 | uint32](offsets []O, data []byte, dictOffsets []int32, dictData []byte, indices []I, maxOffset int64) ([]O, []byte, error) {
