@@ -191,28 +191,3 @@ func TestDateToDate64(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
-
-// TestGatherFixed checks every width path against a byte-by-byte gather.
-func TestGatherFixed(t *testing.T) {
-	for _, width := range []int{1, 4, 7, 8, 12, 16, 32} {
-		dict := make([]byte, 5*width)
-		for i := range dict {
-			dict[i] = byte(i*7 + 3)
-		}
-		idx := []int32{4, 0, 0, 3, 1, 2, 4}
-		dst := make([]byte, len(idx)*width)
-		if err := gatherFixed(dst, dict, width, idx); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range idx {
-			for b := 0; b < width; b++ {
-				if dst[i*width+b] != dict[int(v)*width+b] {
-					t.Fatalf("width %d: value %d byte %d", width, i, b)
-				}
-			}
-		}
-		if err := gatherFixed(dst, dict, width, []int32{5}); err == nil {
-			t.Errorf("width %d: index 5 of 5 values accepted", width)
-		}
-	}
-}

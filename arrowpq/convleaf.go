@@ -35,10 +35,8 @@ type convTarget struct {
 	// dictDone: the chunk's dictionary has been converted (when its first
 	// dictionary-encoded page was met).
 	dictDone bool
-	// phys holds a page piece's physical values before conversion, and
-	// indices a dictionary page piece's indices.
-	phys    column.Values
-	indices []int32
+	// phys holds a page piece's physical values before conversion.
+	phys column.Values
 }
 
 // newConvTarget returns the conversion of a flat leaf read as Arrow
@@ -112,11 +110,9 @@ func (l *leafReader) decodeConverted(n int) error {
 		c.convertDictionary(dict)
 	}
 	if l.cr.PageIsDictionaryEncoded() && c.dictOK {
-		c.indices = growInt32(c.indices, n)
-		if err := l.cr.DecodeIndices(c.indices); err != nil {
-			return err
-		}
-		if err := gatherFixed(tail, c.dict, c.width, c.indices); err != nil {
+		// One pass from the page's indices to the converted values
+		// (column.Reader.DecodeDictFixed): lineitem's decimals.
+		if err := l.cr.DecodeDictFixed(tail, c.dict, c.width); err != nil {
 			return err
 		}
 	} else {
@@ -130,45 +126,5 @@ func (l *leafReader) decodeConverted(n int) error {
 	}
 	d.conv = d.conv[:start+n*c.width]
 	d.N += n
-	return nil
-}
-
-func growInt32(s []int32, n int) []int32 {
-	if cap(s) < n {
-		return make([]int32, n, n+n/4)
-	}
-	return s[:n]
-}
-
-// gatherFixed copies the width-byte dictionary entries named by indices to
-// dst, with whole-array copies for the common widths (Decimal128 is 16
-// bytes, timestamps and Decimal64 8): a generic copy call per value costs
-// three times as much (lineitem's decimals).
-func gatherFixed(dst, dict []byte, width int, indices []int32) error {
-	n := len(dict) / width
-	dst = dst[:len(indices)*width]
-	for _, v := range indices {
-		if uint(v) >= uint(n) {
-			return fmt.Errorf("dictionary index %d out of range for %d values: %w", v, n, pagecodec.ErrCorrupt)
-		}
-	}
-	switch width {
-	case 16:
-		for i, v := range indices {
-			*(*[16]byte)(dst[i*16 : i*16+16]) = [16]byte(dict[int(v)*16 : int(v)*16+16])
-		}
-	case 8:
-		for i, v := range indices {
-			*(*[8]byte)(dst[i*8 : i*8+8]) = [8]byte(dict[int(v)*8 : int(v)*8+8])
-		}
-	case 4:
-		for i, v := range indices {
-			*(*[4]byte)(dst[i*4 : i*4+4]) = [4]byte(dict[int(v)*4 : int(v)*4+4])
-		}
-	default:
-		for i, v := range indices {
-			copy(dst[i*width:(i+1)*width], dict[int(v)*width:])
-		}
-	}
 	return nil
 }

@@ -123,8 +123,16 @@ func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
 		return
 	}
 	d.dataBuf.Reserve(max(d.dataHint+d.dataHint/4, 64))
-	d.Data = d.dataBuf.Buf()[:0]
+	d.Data = capped(d.dataBuf.Buf(), 0)
 }
+
+// capped returns b[:n] with no capacity past len(b): a pool buffer's
+// slice may have more (a size class), and bytes a decoder appended
+// there, beyond the Arrow buffer's length, were cleared when the buffer
+// was resized to hold them (bufferPool's reallocate clears what it
+// extends in place; a fused dictionary gather, growing data block by
+// block, hit it).
+func capped(b []byte, n int) []byte { return b[:n:len(b)] }
 
 // freshCopy returns a new buffer, owned by nothing, holding a copy of b.
 // append to an empty slice allocates without clearing the bytes it then
@@ -167,7 +175,7 @@ func (d *denseValues) rehomeBinary() {
 	if b := d.dataBuf.Buf(); len(d.Data) > 0 && (len(b) == 0 || &d.Data[0] != &b[0]) {
 		data := d.Data
 		d.dataBuf.Reserve(cap(data))
-		d.Data = d.dataBuf.Buf()[:len(data)]
+		d.Data = capped(d.dataBuf.Buf(), len(data))
 		copy(d.Data, data)
 	}
 }

@@ -23,7 +23,9 @@
 //     in place ([Reader.Remaining], [Reader.PageLevels], [Reader.Consume],
 //     and [Reader.DecodeValidity] straight into a validity bitmap for flat
 //     columns), then decode the values those levels carry
-//     ([Reader.DecodeValues], [Reader.DecodeIndices]). arrowpq reads this
+//     ([Reader.DecodeValues], [Reader.DecodeIndices], and
+//     [Reader.DecodeDictFixed] for a dictionary converted by the caller,
+//     gathered without an index buffer). arrowpq reads this
 //     way: levels go into a levels.Assembler or a bitmap without a copy.
 //   - [Reader.SkipRecords] steps over records: whole pages without reading
 //     their bodies when their row counts are known ahead (an offset index;

@@ -359,6 +359,45 @@ func TestHybridRoundTrip(t *testing.T) {
 					t.Fatalf("width %d: Decode32 value %d = %d, want %d", width, i, got[i], ref[i])
 				}
 			}
+			// Next32 in random chunks, mixed with Decode32, equals it too.
+			r.Reset(enc, width)
+			got = got[:0]
+			for {
+				chunk := make([]uint32, rng.IntN(70)+1)
+				if rng.IntN(4) == 0 {
+					n, err := r.Decode32(chunk)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, chunk[:n]...)
+					if n < len(chunk) {
+						break
+					}
+					continue
+				}
+				n, v, rle, err := r.Next32(chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					break
+				}
+				if rle {
+					for range n {
+						got = append(got, v)
+					}
+				} else {
+					got = append(got, chunk[:n]...)
+				}
+			}
+			if len(got) != len(ref) {
+				t.Fatalf("width %d: Next32 %d values, want %d", width, len(got), len(ref))
+			}
+			for i := range got {
+				if uint64(got[i]) != ref[i] {
+					t.Fatalf("width %d: Next32 value %d = %d, want %d", width, i, got[i], ref[i])
+				}
+			}
 		}
 	}
 }
@@ -400,5 +439,59 @@ func TestDecodeAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("%v allocs per Decode32", a)
+	}
+}
+
+// TestUnpackGather32 checks the fused unpack-and-gather against Unpack32
+// followed by a plain gather, for every width, lengths with and without
+// slack after the packed bytes, and an index out of range in some runs.
+func TestUnpackGather32(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for width := uint(0); width <= 32; width++ {
+		for iter := 0; iter < 30; iter++ {
+			n := 8 * rng.IntN(40)
+			dictLen := 1 + int(rng.Uint64N(min(uint64(1)<<width, 5000)))
+			vals := make([]uint32, n)
+			for i := range vals {
+				vals[i] = uint32(rng.Uint64N(uint64(dictLen)))
+			}
+			bad := -1
+			if n > 0 && rng.IntN(3) == 0 && uint64(dictLen) < uint64(1)<<width {
+				bad = rng.IntN(n)
+				vals[bad] = uint32(uint64(dictLen) + rng.Uint64N(uint64(1)<<width-uint64(dictLen)))
+			}
+			src := AppendPacked32(nil, vals, width)
+			if rng.IntN(2) == 0 {
+				src = append(src, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+			}
+			dict := make([]int64, dictLen)
+			for i := range dict {
+				dict[i] = int64(i)*1_000_003 + 7
+			}
+			got := make([]int64, n)
+			k := UnpackGather32(got, src, width, dict)
+			idx := make([]uint32, n)
+			Unpack32(idx, src, width)
+			want := n
+			for i, v := range idx {
+				if int(v) >= dictLen {
+					want = i
+					break
+				}
+			}
+			if bad >= 0 && want != bad || bad < 0 && want != n {
+				t.Fatalf("width %d: reference stops at %d, bad index at %d", width, want, bad)
+			}
+			if k != want {
+				t.Fatalf("width %d: UnpackGather32 = %d, want %d", width, k, want)
+			}
+			for i := range want / 8 * 8 {
+				if got[i] != dict[idx[i]] {
+					t.Fatalf("width %d: value %d = %d, want %d", width, i, got[i], dict[idx[i]])
+				}
+			}
+		}
 	}
 }

@@ -218,6 +218,65 @@ func (r *HybridReader) Decode32(dst []uint32) (n int, err error) {
 	return n, nil
 }
 
+// Next32 returns the next values of one run, at most len(dst) of them
+// (the width must be at most 32): for an RLE run, n repeats of value with
+// rle set and dst untouched, so that a caller fills its output with one
+// value instead of storing n copies first; for a bit-packed run, n values
+// unpacked into dst[:n]. n is 0 only at the end of the data (nil error) or
+// with an error wrapping [ErrCorrupt]. It mixes freely with
+// [HybridReader.Decode32].
+func (r *HybridReader) Next32(dst []uint32) (n int, value uint32, rle bool, err error) {
+	if r.width > 32 {
+		panic("bitpack: Next32 with width > 32")
+	}
+	if r.curUsed == r.cur.Count {
+		run, err := r.NextRun()
+		if err == io.EOF {
+			return 0, 0, false, nil
+		}
+		if err != nil {
+			return 0, 0, false, err
+		}
+		r.cur, r.curUsed = run, 0
+	}
+	k := min(len(dst), r.cur.Count-r.curUsed)
+	if r.cur.Packed == nil {
+		r.curUsed += k
+		return k, uint32(r.cur.Value), true, nil
+	}
+	r.unpackInto(dst[:k])
+	r.curUsed += k
+	return k, 0, false, nil
+}
+
+// PackedGroups hands out whole groups of a bit-packed run for the caller
+// to unpack itself (with [UnpackGather32]): when the reader stands on a
+// group boundary of a bit-packed run, after loading the next run if the
+// current one is used up, it returns the bytes of up to max/8 of the
+// run's whole groups and their count of values n, consumed. Otherwise (an
+// RLE run, a partial group, the end of the data) n is 0 and the caller
+// goes on with [HybridReader.Next32]. Errors are those of NextRun.
+func (r *HybridReader) PackedGroups(max int) (src []byte, n int, err error) {
+	if r.curUsed == r.cur.Count {
+		run, err := r.NextRun()
+		if err == io.EOF {
+			return nil, 0, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		r.cur, r.curUsed = run, 0
+	}
+	if r.cur.Packed == nil || r.curUsed%8 != 0 {
+		return nil, 0, nil
+	}
+	w := int(r.width)
+	groups := min(max/8, (r.cur.Count-r.curUsed)/8)
+	off := r.curUsed / 8 * w
+	r.curUsed += groups * 8
+	return r.cur.Packed[off : off+groups*w], groups * 8, nil
+}
+
 // unpackInto copies the next len(out) values of the current bit-packed run,
 // starting at value r.curUsed (which the caller advances).
 func (r *HybridReader) unpackInto(out []uint32) {

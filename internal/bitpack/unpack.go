@@ -422,3 +422,177 @@ func AppendPacked64(dst []byte, src []uint64, width uint) []byte {
 	}
 	return dst
 }
+
+// UnpackGather32 unpacks len(dst) indices of width bits (0..32) from src,
+// as [Unpack32] does, and stores dict[index] in dst for each, eight at a
+// time straight from the unpacking registers: dictionary data pages
+// decoded with no index buffer. len(dst) must be a multiple of 8 and
+// len(src) >= len(dst)*width/8 (a programmer error, which panics,
+// otherwise). It returns len(dst), or the position of the first index at
+// or past len(dict), having stored the values before its group.
+func UnpackGather32[T any](dst []T, src []byte, width uint, dict []T) int {
+	if len(dst)%8 != 0 || width > 32 {
+		panic("bitpack: UnpackGather32 with len(dst) not a multiple of 8 or width > 32")
+	}
+	_ = src[:uint(len(dst))/8*width]
+	switch width {
+	case 0:
+		if len(dst) > 0 && len(dict) == 0 {
+			return 0
+		}
+		if len(dst) > 0 {
+			x := dict[0]
+			for i := range dst {
+				dst[i] = x
+			}
+		}
+		return len(dst)
+	case 1:
+		return unpackGather[[1]byte](dst, src, dict)
+	case 2:
+		return unpackGather[[2]byte](dst, src, dict)
+	case 3:
+		return unpackGather[[3]byte](dst, src, dict)
+	case 4:
+		return unpackGather[[4]byte](dst, src, dict)
+	case 5:
+		return unpackGather[[5]byte](dst, src, dict)
+	case 6:
+		return unpackGather[[6]byte](dst, src, dict)
+	case 7:
+		return unpackGather[[7]byte](dst, src, dict)
+	case 8:
+		return unpackGather[[8]byte](dst, src, dict)
+	case 9:
+		return unpackGather[[9]byte](dst, src, dict)
+	case 10:
+		return unpackGather[[10]byte](dst, src, dict)
+	case 11:
+		return unpackGather[[11]byte](dst, src, dict)
+	case 12:
+		return unpackGather[[12]byte](dst, src, dict)
+	case 13:
+		return unpackGather[[13]byte](dst, src, dict)
+	case 14:
+		return unpackGather[[14]byte](dst, src, dict)
+	case 15:
+		return unpackGather[[15]byte](dst, src, dict)
+	case 16:
+		return unpackGather[[16]byte](dst, src, dict)
+	case 17:
+		return unpackGather[[17]byte](dst, src, dict)
+	case 18:
+		return unpackGather[[18]byte](dst, src, dict)
+	case 19:
+		return unpackGather[[19]byte](dst, src, dict)
+	case 20:
+		return unpackGather[[20]byte](dst, src, dict)
+	case 21:
+		return unpackGather[[21]byte](dst, src, dict)
+	case 22:
+		return unpackGather[[22]byte](dst, src, dict)
+	case 23:
+		return unpackGather[[23]byte](dst, src, dict)
+	case 24:
+		return unpackGather[[24]byte](dst, src, dict)
+	case 25:
+		return unpackGather[[25]byte](dst, src, dict)
+	case 26:
+		return unpackGather[[26]byte](dst, src, dict)
+	case 27:
+		return unpackGather[[27]byte](dst, src, dict)
+	case 28:
+		return unpackGather[[28]byte](dst, src, dict)
+	case 29:
+		return unpackGather[[29]byte](dst, src, dict)
+	case 30:
+		return unpackGather[[30]byte](dst, src, dict)
+	case 31:
+		return unpackGather[[31]byte](dst, src, dict)
+	default:
+		return unpackGather[[32]byte](dst, src, dict)
+	}
+}
+
+// unpackGather is UnpackGather32 for one width; groups near the end of
+// src go through a zero-padded copy, as in unpack32.
+func unpackGather[G group, T any](dst []T, src []byte, dict []T) int {
+	var g G
+	w := len(g)
+	direct := 0
+	if len(src) >= w+slack {
+		direct = min(len(dst)/8, (len(src)-slack)/w)
+	}
+	if i := unpackGatherKernel[G](dst[:direct*8], src, dict); i < direct*8 {
+		return i
+	}
+	for i := direct; i < len(dst)/8; i++ {
+		var pad [64 + slack]byte
+		copy(pad[:], src[i*w:i*w+w])
+		if j := unpackGatherKernel[G](dst[i*8:i*8+8], pad[:], dict); j < 8 {
+			return i*8 + j
+		}
+	}
+	return len(dst)
+}
+
+// unpackGatherKernel unpacks and gathers len(dst)/8 groups; src must
+// extend slack bytes past the last group.
+func unpackGatherKernel[G group, T any](dst []T, src []byte, dict []T) int {
+	var g G
+	w := uint(len(g))
+	mask := uint64(1)<<w - 1
+	n := uint(len(dict))
+	done := 0
+	for len(dst) >= 8 && uint(len(src)) >= w+slack {
+		s := src[:w+slack]
+		d := dst[:8]
+		// Index by index, each compared once: the compare is also the
+		// bounds check of its dict[v] (checked with -d=ssa/check_bce),
+		// and one index at a time keeps the eight out of the stack.
+		v := uint(binary.LittleEndian.Uint64(s[0*w/8:]) >> (0 * w % 8) & mask)
+		if v >= n {
+			return done
+		}
+		d[0] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[1*w/8:]) >> (1 * w % 8) & mask)
+		if v >= n {
+			return done + 1
+		}
+		d[1] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[2*w/8:]) >> (2 * w % 8) & mask)
+		if v >= n {
+			return done + 2
+		}
+		d[2] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[3*w/8:]) >> (3 * w % 8) & mask)
+		if v >= n {
+			return done + 3
+		}
+		d[3] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[4*w/8:]) >> (4 * w % 8) & mask)
+		if v >= n {
+			return done + 4
+		}
+		d[4] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[5*w/8:]) >> (5 * w % 8) & mask)
+		if v >= n {
+			return done + 5
+		}
+		d[5] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[6*w/8:]) >> (6 * w % 8) & mask)
+		if v >= n {
+			return done + 6
+		}
+		d[6] = dict[v]
+		v = uint(binary.LittleEndian.Uint64(s[7*w/8:]) >> (7 * w % 8) & mask)
+		if v >= n {
+			return done + 7
+		}
+		d[7] = dict[v]
+		dst = dst[8:]
+		src = src[w:]
+		done += 8
+	}
+	return done
+}
