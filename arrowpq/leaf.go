@@ -92,6 +92,7 @@ func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
 		SkipChecksums:    opts.SkipChecksums,
 		BatchRows:        opts.BatchSize,
 		MaxByteArrayData: maxData,
+		Buffers:          opts.pageBuffers,
 	}
 }
 
@@ -211,8 +212,11 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.dense.IndexMode = l.wantIndices
 	l.numLevels = 0
 	if l.col.MaxRep > 0 {
-		return l.readRecords(numRows)
+		n, err := l.readRecords(numRows)
+		l.cr.FinishChunk()
+		return n, err
 	}
+	defer l.cr.FinishChunk()
 	rows := 0
 	for rows < numRows {
 		left, err := l.cr.Remaining()

@@ -115,6 +115,8 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 		if err != nil {
 			if err != io.EOF {
 				r.err = err
+			} else {
+				r.endChunk()
 			}
 			r.page = nil
 			return rows, err
@@ -238,6 +240,7 @@ func (r *Reader) readPendingPage() error {
 // readPage reads the body of the page whose header is pending and makes
 // it the current page; a failure is sticky.
 func (r *Reader) readPage() (*pagecodec.Page, error) {
+	r.borrowBuffer()
 	p, err := r.pages.Read()
 	if err != nil {
 		r.page = nil
