@@ -73,6 +73,7 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 		batchRows: opts.BatchSize,
 		cr:        column.NewReader(col, columnOptions(opts, maxByteArrayData)),
 	}
+	l.dense.cache = opts.scratch
 	l.flat = col.MaxDef == 1 && col.MaxRep == 0
 	var nodes []*metadata.Node
 	for n := col.Node; n.Parent != nil; n = n.Parent {

@@ -153,6 +153,9 @@ type ReadOptions struct {
 	// pageBuffers lends page buffers between the leaves of one reader
 	// (set by normalized; column.BufferCache).
 	pageBuffers *column.BufferCache
+	// scratch lends byte scratch between the leaves of one reader (set
+	// by normalized; scratchCache).
+	scratch *scratchCache
 }
 
 // normalized returns o with defaults filled in, or an error for values
@@ -200,5 +203,6 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 		n.Allocator = freshAllocator{}
 	}
 	n.pageBuffers = new(column.BufferCache)
+	n.scratch = new(scratchCache)
 	return n, nil
 }
