@@ -14,25 +14,31 @@ import "sync"
 //
 // The buffers hold decompressed page bytes only, which never reach a caller
 // (values are copied out of pages), and a page buffer is overwritten by the
-// decompressor before it is read. The zero value is an empty cache; it is
-// safe for concurrent use (readers of one file decode in parallel).
+// decompressor before it is read. The cache holds only buffers its readers
+// gave it, each of which a reader kept before, so it needs no limit of its
+// own: a reader that takes a buffer too small for its page grows it and
+// drops the small one. The zero value is an empty cache; it is safe for
+// concurrent use (readers of one file decode in parallel).
 type BufferCache struct {
 	mu   sync.Mutex
 	free [][]byte
-	held int // bytes in free
 }
 
-// bufferCacheLimit bounds the bytes a BufferCache holds; what does not fit
-// is left to the garbage collector.
-const bufferCacheLimit = 16 << 20
-
-// take returns a buffer from the cache, the largest, or nil.
-func (c *BufferCache) take() []byte {
+// take returns the smallest buffer of capacity at least n (a page's
+// uncompressed size, from its header: it only chooses), else the largest,
+// else nil. Best fit, so that in a long file each leaf finds a buffer of
+// its page size again at the next row group.
+func (c *BufferCache) take(n int) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	best := -1
 	for i, b := range c.free {
-		if best < 0 || cap(b) > cap(c.free[best]) {
+		switch {
+		case best < 0:
+			best = i
+		case cap(b) >= n && (cap(c.free[best]) < n || cap(b) < cap(c.free[best])):
+			best = i
+		case cap(c.free[best]) < n && cap(b) > cap(c.free[best]):
 			best = i
 		}
 	}
@@ -44,20 +50,15 @@ func (c *BufferCache) take() []byte {
 	c.free[best] = c.free[last]
 	c.free[last] = nil
 	c.free = c.free[:last]
-	c.held -= cap(b)
 	return b
 }
 
-// give puts b into the cache if it has room.
+// give puts b into the cache.
 func (c *BufferCache) give(b []byte) {
 	if cap(b) == 0 {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held+cap(b) > bufferCacheLimit {
-		return
-	}
 	c.free = append(c.free, b[:0])
-	c.held += cap(b)
+	c.mu.Unlock()
 }

@@ -122,6 +122,13 @@ type Reader struct {
 	// hasBuf: the page reader holds a buffer of ReaderOptions.Buffers
 	// (or one of its own), to give back at the end of the chunk.
 	hasBuf bool
+	// nextSize is the uncompressed size of the page whose header is
+	// pending: the buffer to borrow for it.
+	nextSize int
+	// gaveCap is the capacity of the buffer given back at the end of the
+	// last chunk: the next chunk (the next row group of a long file, whose
+	// first page is its small dictionary page) asks for as much again.
+	gaveCap int
 
 	// Scratch for decode-and-drop (SkipRecords).
 	drop     Values
@@ -270,6 +277,7 @@ func (r *Reader) nextDataPage() error {
 			}
 			return err
 		}
+		r.nextSize = int(h.UncompressedPageSize)
 		switch h.Type {
 		case format.PageType_DICTIONARY_PAGE:
 			if err := r.readDictionaryPage(); err != nil {
@@ -292,7 +300,7 @@ func (r *Reader) nextDataPage() error {
 // every leaf of a row group before it reads any.
 func (r *Reader) borrowBuffer() {
 	if r.opts.Buffers != nil && !r.hasBuf {
-		r.pages.SwapBuffer(r.opts.Buffers.take())
+		r.pages.SwapBuffer(r.opts.Buffers.take(max(r.nextSize, r.gaveCap)))
 		r.hasBuf = true
 	}
 }
@@ -301,7 +309,9 @@ func (r *Reader) borrowBuffer() {
 // the chunk (no page is current; the next is read after a Reset).
 func (r *Reader) endChunk() {
 	if r.opts.Buffers != nil && r.hasBuf {
-		r.opts.Buffers.give(r.pages.SwapBuffer(nil))
+		b := r.pages.SwapBuffer(nil)
+		r.gaveCap = cap(b)
+		r.opts.Buffers.give(b)
 		r.hasBuf = false
 	}
 }

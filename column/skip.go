@@ -121,6 +121,7 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 			r.page = nil
 			return rows, err
 		}
+		r.nextSize = int(h.UncompressedPageSize)
 		switch h.Type {
 		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
 		case format.PageType_DICTIONARY_PAGE:
