@@ -35,8 +35,9 @@ type ReaderOptions struct {
 	// math.MaxInt32, what 32-bit Arrow offsets address.
 	MaxByteArrayData int
 	// Buffers, when set, is shared with other readers of the caller: the
-	// reader gives its page buffer back at the end of each chunk and takes
-	// one at Reset when it has none.
+	// reader gives its page buffer back at the end of each chunk (io.EOF,
+	// or [Reader.FinishChunk]) and borrows one before the next page it
+	// reads. Nil: the reader keeps its own buffer.
 	Buffers *BufferCache
 }
 
