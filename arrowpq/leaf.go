@@ -73,6 +73,7 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 		batchRows: opts.BatchSize,
 		cr:        column.NewReader(col, columnOptions(opts, maxByteArrayData)),
 	}
+	l.dense.cache = opts.scratch
 	l.flat = col.MaxDef == 1 && col.MaxRep == 0
 	var nodes []*metadata.Node
 	for n := col.Node; n.Parent != nil; n = n.Parent {
@@ -92,6 +93,7 @@ func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
 		SkipChecksums:    opts.SkipChecksums,
 		BatchRows:        opts.BatchSize,
 		MaxByteArrayData: maxData,
+		Buffers:          opts.pageBuffers,
 	}
 }
 
@@ -211,8 +213,11 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 	l.dense.IndexMode = l.wantIndices
 	l.numLevels = 0
 	if l.col.MaxRep > 0 {
-		return l.readRecords(numRows)
+		n, err := l.readRecords(numRows)
+		l.cr.FinishChunk()
+		return n, err
 	}
+	defer l.cr.FinishChunk()
 	rows := 0
 	for rows < numRows {
 		left, err := l.cr.Remaining()

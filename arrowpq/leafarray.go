@@ -102,8 +102,17 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 	}
 	target := values.Bytes()
 	if !noNulls {
+		// Scratch lent by the reader's other leaves, given back once
+		// the values are spread.
+		if d.scratch == nil {
+			d.scratch = d.cache.take(d.N * width)
+		}
 		d.scratch = growBytes(d.scratch, d.N*width)
 		target = d.scratch
+		defer func() {
+			d.cache.give(d.scratch)
+			d.scratch = nil
+		}()
 	}
 	dense, err := convertDense(target, conv, dt, &d.Values, width, int96Unit)
 	if err != nil {

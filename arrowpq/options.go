@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/encryption"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
@@ -148,6 +149,13 @@ type ReadOptions struct {
 	// encrypted files as far as no key is needed: under a plaintext
 	// footer the columns that are not encrypted.
 	Decryption *encryption.DecryptionOptions
+
+	// pageBuffers lends page buffers between the leaves of one reader
+	// (set by normalized; column.BufferCache).
+	pageBuffers *column.BufferCache
+	// scratch lends byte scratch between the leaves of one reader (set
+	// by normalized; scratchCache).
+	scratch *scratchCache
 }
 
 // normalized returns o with defaults filled in, or an error for values
@@ -194,5 +202,7 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	case n.Allocator == nil:
 		n.Allocator = freshAllocator{}
 	}
+	n.pageBuffers = new(column.BufferCache)
+	n.scratch = new(scratchCache)
 	return n, nil
 }

@@ -178,3 +178,24 @@ func TestPoolRecyclesReleasedBatches(t *testing.T) {
 		t.Errorf("the pool allocated %d buffers in the first batches: is it in use?", freshAfterWarmup)
 	}
 }
+
+// TestScratchCache: take returns the smallest buffer that fits, else the
+// largest; buffers below minScratch are not kept; a nil cache lends
+// nothing.
+func TestScratchCache(t *testing.T) {
+	var c scratchCache
+	for _, n := range []int{1000, 4000, 2000, minScratch - 1} {
+		c.give(make([]byte, 10, n))
+	}
+	for _, tc := range []struct{ want, cap int }{{1500, 2000}, {5000, 4000}, {0, 1000}, {1, 0}} {
+		b := c.take(tc.want)
+		if cap(b) != tc.cap || len(b) != 0 {
+			t.Fatalf("take(%d): len %d cap %d, want cap %d", tc.want, len(b), cap(b), tc.cap)
+		}
+	}
+	var none *scratchCache
+	none.give(make([]byte, 1<<20))
+	if b := none.take(1); b != nil {
+		t.Fatal("a nil cache lent a buffer")
+	}
+}

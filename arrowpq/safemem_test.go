@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -228,10 +229,11 @@ func TestFreshAllocator(t *testing.T) {
 }
 
 // TestDefaultReadDataNotShared: with the default options the byte array
-// data of a flat leaf decodes into the leaf's own slice, reused batch after
-// batch (startBinary); every returned array must hold a copy. The value
-// bytes of the plain and dictionary-encoded columns never overlap the
-// memory of any leaf's slice, nor another batch's values.
+// data of a flat leaf decodes into a slice of the reader's, reused batch
+// after batch and lent between leaves (startBinary, scratchCache); every
+// returned array must hold a copy. The value bytes of the plain and
+// dictionary-encoded columns never overlap the memory of any such slice,
+// nor another batch's values.
 func TestDefaultReadDataNotShared(t *testing.T) {
 	const rows, rowGroup, batch = 20_000, 10_000, 2_500
 	data := safeMemFile(t, rows, rowGroup)
@@ -268,8 +270,15 @@ func TestDefaultReadDataNotShared(t *testing.T) {
 				}
 			}
 		}
+		// Between batches the slices wait in the reader's scratchCache
+		// for the next leaf.
+		r.opts.scratch.mu.Lock()
+		for _, b := range r.opts.scratch.free {
+			own = append(own, spanOf(b))
+		}
+		r.opts.scratch.mu.Unlock()
 		if len(own) == 0 {
-			t.Fatal("no leaf kept its data slice: the test no longer covers startBinary's own buffer")
+			t.Fatal("no leaf or scratch cache kept a data slice: the test no longer covers startBinary's own buffer")
 		}
 		owned += len(own)
 		for c := 0; c < 2; c++ {
@@ -296,5 +305,154 @@ func TestDefaultReadDataNotShared(t *testing.T) {
 	}
 	if len(kept) != rows/batch {
 		t.Fatalf("%d batches, want %d", len(kept), rows/batch)
+	}
+}
+
+// TestDefaultReadBuffersNotShared: with the default options no buffer of a
+// batch (values, validity, offsets, data, of every child) overlaps the
+// memory of another batch or of the reader's lent scratch, and every batch
+// kept to the end still holds what arrow-go wrote. The file mixes the
+// leaf kinds whose memory the reader manages differently: direct fixed
+// width with nulls (spread in place), converted with and without nulls
+// (int8, decimal: the scratch path), PLAIN and dictionary strings
+// (startBinary's lent slice), booleans, a list and a struct; serial and
+// parallel decoding (the scratch and page buffer caches are shared by the
+// goroutines).
+func TestDefaultReadBuffersNotShared(t *testing.T) {
+	const rows, rowGroup, batch = 12_000, 5_000, 1_000
+	mem := memory.NewGoAllocator()
+	dec := &arrow.Decimal128Type{Precision: 15, Scale: 2}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "dec", Type: dec, Nullable: true},
+		{Name: "decreq", Type: dec},
+		{Name: "plain", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "dict", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "list", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true},
+		{Name: "rec", Type: arrow.StructOf(
+			arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := 0; i < rows; i++ {
+		null := i%7 == 3
+		appendOrNull := func(k int, f func()) {
+			if null && k != 4 {
+				b.Field(k).AppendNull()
+				return
+			}
+			f()
+		}
+		appendOrNull(0, func() { b.Field(0).(*array.Int64Builder).Append(int64(i) * 1_000_003) })
+		appendOrNull(1, func() { b.Field(1).(*array.Float32Builder).Append(float32(i) / 4) })
+		appendOrNull(2, func() { b.Field(2).(*array.Int8Builder).Append(int8(i)) })
+		appendOrNull(3, func() { b.Field(3).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i) * 101)) })
+		b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i%97) * 7))
+		appendOrNull(5, func() { b.Field(5).(*array.StringBuilder).Append(safeMemPlain(i)) })
+		appendOrNull(6, func() { b.Field(6).(*array.StringBuilder).Append(safeMemDict(i)) })
+		appendOrNull(7, func() { b.Field(7).(*array.BooleanBuilder).Append(i%3 == 0) })
+		appendOrNull(8, func() {
+			lb := b.Field(8).(*array.ListBuilder)
+			lb.Append(true)
+			for j := 0; j < i%4; j++ {
+				lb.ValueBuilder().(*array.Int32Builder).Append(int32(i + j))
+			}
+		})
+		appendOrNull(9, func() {
+			sb := b.Field(9).(*array.StructBuilder)
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(-i))
+			sb.FieldBuilder(1).(*array.StringBuilder).Append(safeMemName(i))
+		})
+	}
+	want := b.NewRecordBatch()
+	defer want.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup),
+		parquet.WithDictionaryDefault(false), parquet.WithDictionaryFor("dict", true), parquet.WithDictionaryFor("decreq", true))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+
+	type span struct{ lo, hi uintptr }
+	var spansOf func(d arrow.ArrayData, out []span) []span
+	spansOf = func(d arrow.ArrayData, out []span) []span {
+		for _, bb := range d.Buffers() {
+			if bb != nil && bb.Len() > 0 {
+				p := uintptr(unsafe.Pointer(unsafe.SliceData(bb.Bytes())))
+				out = append(out, span{p, p + uintptr(bb.Len())})
+			}
+		}
+		for _, c := range d.Children() {
+			out = spansOf(c, out)
+		}
+		return out
+	}
+	for _, par := range []int{1, 2} {
+		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(data), int64(len(data)), &ReadOptions{BatchSize: batch, Parallelism: par})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var kept []arrow.RecordBatch
+			defer func() {
+				for _, rec := range kept {
+					rec.Release()
+				}
+			}()
+			var seen []span // of earlier batches
+			for r.Next() {
+				rec := r.RecordBatch()
+				rec.Retain()
+				kept = append(kept, rec)
+				var mine []span
+				for _, c := range rec.Columns() {
+					mine = spansOf(c.Data(), mine)
+				}
+				r.opts.scratch.mu.Lock()
+				var lent []span
+				for _, s := range r.opts.scratch.free {
+					p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+					lent = append(lent, span{p, p + uintptr(cap(s))})
+				}
+				r.opts.scratch.mu.Unlock()
+				for _, m := range mine {
+					for _, o := range append(seen, lent...) {
+						if m.lo < o.hi && o.lo < m.hi {
+							t.Fatalf("batch %d shares memory with an earlier batch or the reader's scratch", len(kept)-1)
+						}
+					}
+				}
+				seen = append(seen, mine...)
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(kept) != rows/batch {
+				t.Fatalf("%d batches, want %d", len(kept), rows/batch)
+			}
+			runtime.GC()
+			for i, rec := range kept {
+				exp := want.NewSlice(int64(i*batch), int64((i+1)*batch))
+				ok := array.RecordEqual(rec, exp)
+				exp.Release()
+				if !ok {
+					t.Fatalf("batch %d changed after later batches were read", i)
+				}
+			}
+		})
 	}
 }

@@ -35,6 +35,9 @@ type denseValues struct {
 	dataHint int
 	// scratch holds converted values before they are spread over slots.
 	scratch []byte
+	// cache lends Data (fresh allocator) and scratch between the leaves
+	// of the reader (ReadOptions.scratch).
+	cache *scratchCache
 }
 
 // startDirect points the typed slice of a flat INT32/INT64/FLOAT/DOUBLE
@@ -119,6 +122,9 @@ func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
 	d.Offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:1]
 	d.Offsets[0] = 0
 	if d.dataBuf == nil {
+		if cap(d.Data) == 0 {
+			d.Data = d.cache.take(d.dataHint)
+		}
 		d.Data = slices.Grow(d.Data[:0], d.dataHint)
 		return
 	}
@@ -195,7 +201,9 @@ func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
 	offsets = d.offBuf
 	if d.dataBuf == nil {
 		data = freshCopy(d.Data)
-		d.Data = d.Data[:0] // kept: the array has its own copy
+		// The array has its own copy: the slice goes to the next leaf.
+		d.cache.give(d.Data)
+		d.Data = nil
 	} else {
 		d.dataBuf.ResizeNoShrink(len(d.Data))
 		data = d.dataBuf

@@ -34,6 +34,11 @@ type ReaderOptions struct {
 	// beyond it a read fails with [*BatchFullError]. Zero means
 	// math.MaxInt32, what 32-bit Arrow offsets address.
 	MaxByteArrayData int
+	// Buffers, when set, is shared with other readers of the caller: the
+	// reader gives its page buffer back at the end of each chunk (io.EOF,
+	// or [Reader.FinishChunk]) and borrows one before the next page it
+	// reads. Nil: the reader keeps its own buffer.
+	Buffers *BufferCache
 }
 
 // Decryptor decrypts the modules of one column chunk (Parquet modular
@@ -115,6 +120,16 @@ type Reader struct {
 	pageLen, pagePos int
 	defDec           levels.Decoder
 	dec              valueDecoder
+	// hasBuf: the page reader holds a buffer of ReaderOptions.Buffers
+	// (or one of its own), to give back at the end of the chunk.
+	hasBuf bool
+	// nextSize is the uncompressed size of the page whose header is
+	// pending: the buffer to borrow for it.
+	nextSize int
+	// gaveCap is the capacity of the buffer given back at the end of the
+	// last chunk: the next chunk (the next row group of a long file, whose
+	// first page is its small dictionary page) asks for as much again.
+	gaveCap int
 
 	// Scratch for decode-and-drop (SkipRecords).
 	drop     Values
@@ -258,9 +273,12 @@ func (r *Reader) nextDataPage() error {
 			r.page = nil
 			if err != io.EOF {
 				r.err = err
+			} else {
+				r.endChunk()
 			}
 			return err
 		}
+		r.nextSize = int(h.UncompressedPageSize)
 		switch h.Type {
 		case format.PageType_DICTIONARY_PAGE:
 			if err := r.readDictionaryPage(); err != nil {
@@ -275,6 +293,39 @@ func (r *Reader) nextDataPage() error {
 		default:
 			r.pages.Skip() // index pages and unknown types carry no rows
 		}
+	}
+}
+
+// borrowBuffer takes a page buffer from ReaderOptions.Buffers before a page
+// is read when the reader gave its own back. Not at Reset: a caller resets
+// every leaf of a row group before it reads any.
+func (r *Reader) borrowBuffer() {
+	if r.opts.Buffers != nil && !r.hasBuf {
+		r.pages.SwapBuffer(r.opts.Buffers.take(max(r.nextSize, r.gaveCap)))
+		r.hasBuf = true
+	}
+}
+
+// endChunk gives the page buffer to ReaderOptions.Buffers at the end of
+// the chunk (no page is current; the next is read after a Reset).
+func (r *Reader) endChunk() {
+	if r.opts.Buffers != nil && r.hasBuf {
+		b := r.pages.SwapBuffer(nil)
+		r.gaveCap = cap(b)
+		r.opts.Buffers.give(b)
+		r.hasBuf = false
+	}
+}
+
+// FinishChunk gives the page buffer back (ReaderOptions.Buffers) when the
+// chunk's last page is consumed, without waiting for the io.EOF of the
+// next [Reader.Remaining]: a caller that reads exactly the chunk's rows
+// never asks for that. Call it after the values of the consumed levels are
+// decoded; it does nothing while levels or pages are left.
+func (r *Reader) FinishChunk() {
+	if r.opts.Buffers != nil && r.page != nil && r.pagePos == r.pageLen && r.pages.Offset() == r.chunkLen {
+		r.page = nil
+		r.endChunk()
 	}
 }
 

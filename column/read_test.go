@@ -559,3 +559,28 @@ func drain(r *column.Reader, col *metadata.Column) error {
 		}
 	}
 }
+
+// TestDictionaryBlocks reads dictionary-encoded pages of thousands of
+// values in calls that end inside, at and across the blocks of indices the
+// reader gathers at a time (1,024), for every physical type arrow-go
+// dictionary-encodes, with and without nulls: the values are arrow-go's.
+func TestDictionaryBlocks(t *testing.T) {
+	for _, m := range encodingMatrix {
+		if !slices.Contains(m.encs, parquet.Encodings.RLEDict) {
+			continue
+		}
+		for _, sh := range []shape{required, optional} {
+			s := spec{physical: m.physical, width: m.width, shape: sh, enc: parquet.Encodings.RLEDict, pageSize: 1 << 20,
+				codec: compress.Codecs.Snappy, rows: 5000, seed: 11}
+			t.Run(s.String(), func(t *testing.T) {
+				want := generate(s)
+				col, chunk, _ := chunkOf(t, writeFile(t, s, want), false)
+				for _, step := range []int{1023, 1024, 1025, 3000, 5000} {
+					r := column.NewReader(col, column.ReaderOptions{})
+					r.Reset(chunk)
+					compareData(t, fmt.Sprintf("step %d", step), readAll(t, r, col, step), want)
+				}
+			})
+		}
+	}
+}

@@ -115,10 +115,13 @@ func (r *Reader) skipPages(want int) (rows int, err error) {
 		if err != nil {
 			if err != io.EOF {
 				r.err = err
+			} else {
+				r.endChunk()
 			}
 			r.page = nil
 			return rows, err
 		}
+		r.nextSize = int(h.UncompressedPageSize)
 		switch h.Type {
 		case format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
 		case format.PageType_DICTIONARY_PAGE:
@@ -238,6 +241,7 @@ func (r *Reader) readPendingPage() error {
 // readPage reads the body of the page whose header is pending and makes
 // it the current page; a failure is sticky.
 func (r *Reader) readPage() (*pagecodec.Page, error) {
+	r.borrowBuffer()
 	p, err := r.pages.Read()
 	if err != nil {
 		r.page = nil

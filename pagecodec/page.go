@@ -152,6 +152,16 @@ func (r *PageReader) Reset(chunk []byte, codec format.CompressionCodec, opts Pag
 	r.dataPages = 0
 }
 
+// SwapBuffer makes b (may be nil) the buffer pages are decompressed into
+// and returns the previous one; pages read before no longer stay valid. A
+// caller with many readers that read one after the other lends one buffer
+// between them (column.BufferCache).
+func (r *PageReader) SwapBuffer(b []byte) []byte {
+	old := r.buf
+	r.buf = b[:0]
+	return old
+}
+
 // Offset returns the chunk-relative position of the next page header.
 func (r *PageReader) Offset() int { return r.pos }
 
