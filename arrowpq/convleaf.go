@@ -85,7 +85,9 @@ func (c *convTarget) convertDictionary(dict *column.Values) {
 // width bytes: a flat leaf has at most one value per row.
 func (d *denseValues) startConv(mem memory.Allocator, numRows, width int) {
 	d.direct = newUninitBuffer(mem, numRows*width)
-	d.conv = d.direct.Bytes()[:0]
+	// Capped at the batch: a pool buffer's capacity runs to its size
+	// class, and decodeConverted's bound on the values is this capacity.
+	d.conv = d.direct.Bytes()[:0:numRows*width]
 }
 
 // takeConv hands over the buffer d.conv aliases.
