@@ -486,6 +486,12 @@ func checkAll(t *testing.T, pc physCase, d data, wr written, enc format.Encoding
 	wantData := enc
 	if dict {
 		wantData = format.Encoding_RLE_DICTIONARY
+		// Values that are (nearly) all distinct: the first page showed the
+		// dictionary does not pay, went PLAIN itself, and the chunk has no
+		// dictionary page (TestWriterFirstPageGivesUpDictionary).
+		if md.DictionaryPageOffset == nil {
+			wantData = format.Encoding_PLAIN
+		}
 	}
 	found := false
 	for _, es := range md.EncodingStats {
@@ -775,6 +781,74 @@ func TestWriterDictionaryFallback(t *testing.T) {
 			checkAll(t, pc, d, wr, tc.fallback, true)
 		})
 	}
+}
+
+// TestWriterFirstPageGivesUpDictionary: a chunk whose first page shows
+// that its dictionary does not pay (unique values) is written as if the
+// dictionary were off: the same pages byte for byte as Dictionary false
+// (the plain path), no dictionary page, PLAIN encodings only. With few
+// distinct values the dictionary stays.
+func TestWriterFirstPageGivesUpDictionary(t *testing.T) {
+	for _, pc := range physCases {
+		if pc.typ == format.Type_BOOLEAN {
+			continue
+		}
+		for _, v2 := range []bool{false, true} {
+			for _, rows := range []int{1, 300, 700, 701, 5000} {
+				t.Run(fmt.Sprintf("%s/v2=%v/rows=%d", pc.name, v2, rows), func(t *testing.T) {
+					d := genData(pc, rows, uint64(rows))
+					// Unique values: the row number in the first bytes.
+					for i, v := range d.vals {
+						v = bytes.Clone(v)
+						n := min(len(v), 4)
+						copy(v, le32(uint32(i+1) * 2654435761)[:n])
+						d.vals[i] = v
+					}
+					if pc.typ == format.Type_BYTE_ARRAY {
+						for i := range d.vals {
+							d.vals[i] = fmt.Appendf(nil, "u%07d", i+1)
+						}
+					}
+					if pc.typ == format.Type_FIXED_LEN_BYTE_ARRAY {
+						for i := range d.vals {
+							copy(d.vals[i], le32(uint32(i+1)))
+						}
+					}
+					// Pages cut by rows only, so that both ways cut them alike
+					// (a dictionary page holds more rows to the byte).
+					opts := column.WriterOptions{Codec: format.CompressionCodec_SNAPPY, DataPageV2: v2, Statistics: true, SizeStatistics: true, PageIndex: true, CRC: true, MaxRowsPerPage: 700, BloomFilterBytes: 4096}
+					plain := writeColumn(t, pc, d, writeConfig{piece: 97, opts: opts})
+					opts.Dictionary = true
+					got := writeColumn(t, pc, d, writeConfig{piece: 97, opts: opts})
+					md := got.res.Chunk.MetaData
+					if len(d.vals) > 1 {
+						if md.DictionaryPageOffset != nil {
+							t.Fatalf("dictionary page for unique values: %v", md.EncodingStats)
+						}
+						if !bytes.Equal(chunkBytes(got), chunkBytes(plain)) {
+							t.Errorf("pages differ from the dictionary-off pages")
+						}
+						for _, es := range md.EncodingStats {
+							if es.Encoding != format.Encoding_PLAIN {
+								t.Errorf("encoding stats %v", md.EncodingStats)
+							}
+						}
+					}
+					checkAll(t, pc, d, got, format.Encoding_PLAIN, true)
+				})
+			}
+		}
+	}
+}
+
+// chunkBytes returns the bytes of the column chunk of w.
+func chunkBytes(w written) []byte {
+	md := w.res.Chunk.MetaData
+	start := md.DataPageOffset
+	if md.DictionaryPageOffset != nil {
+		start = *md.DictionaryPageOffset
+	}
+	return w.file[start : start+md.TotalCompressedSize]
 }
 
 // TestWriterIndicesMatchWrite: values given as dictionary indices

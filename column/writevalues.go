@@ -91,6 +91,7 @@ type dictEncoder interface {
 	AddIndices(indices []uint32) bool
 	AppendIndices(dst []byte) []byte
 	AppendDictPage(dst []byte) []byte
+	AppendPendingPlain(dst []byte) []byte
 }
 
 type dict32 struct{ pagecodec.DictEncoder32 }

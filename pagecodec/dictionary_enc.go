@@ -98,6 +98,23 @@ func (e *dictCore) AddIndices(indices []uint32) bool {
 	return true
 }
 
+// The AppendPendingPlain methods append the values the pending indices
+// stand for, PLAIN encoded, and clear the indices; the dictionary is kept.
+// A writer whose first page shows that the dictionary does not pay writes
+// that page PLAIN with them instead of as indices, and then no dictionary
+// page at all (column.Writer.FlushPage).
+
+// AppendPendingPlain: see above.
+func (e *fixedDict[K]) AppendPendingPlain(dst []byte) []byte {
+	e.buf = growLen(e.buf[:0], len(e.indices))
+	keys := e.keys
+	for i, idx := range e.indices {
+		e.buf[i] = keys[idx]
+	}
+	e.indices = e.indices[:0]
+	return appendLE(dst, e.buf)
+}
+
 // fixedSlot is a hash table entry: idx is the dictionary index plus one, 0
 // for an empty slot.
 type fixedSlot[K uint32 | uint64] struct {
@@ -354,6 +371,15 @@ func (e *DictEncoderInt96) InsertInt96(dst []uint32, values [][12]byte) int {
 	return n
 }
 
+// AppendPendingPlain: see fixedDict.AppendPendingPlain.
+func (e *DictEncoderInt96) AppendPendingPlain(dst []byte) []byte {
+	for _, idx := range e.indices {
+		dst = append(dst, e.keys[idx][:]...)
+	}
+	e.indices = e.indices[:0]
+	return dst
+}
+
 // AppendDictPage appends the PLAIN dictionary page body.
 func (e *DictEncoderInt96) AppendDictPage(dst []byte) []byte { return AppendPlainInt96(dst, e.keys) }
 
@@ -523,6 +549,19 @@ func (e *DictEncoderByteArray) InsertByteArray(dst []uint32, offsets []int32, da
 func (e *DictEncoderByteArray) InsertFixedLenByteArray(dst []uint32, values []byte) int {
 	_, n := e.addFixed(dst[:0], values)
 	return n
+}
+
+// AppendPendingPlain: see fixedDict.AppendPendingPlain.
+func (e *DictEncoderByteArray) AppendPendingPlain(dst []byte) []byte {
+	for _, idx := range e.indices {
+		v := e.data[e.offs[idx]:e.offs[idx+1]]
+		if e.fixed == 0 {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(len(v)))
+		}
+		dst = append(dst, v...)
+	}
+	e.indices = e.indices[:0]
+	return dst
 }
 
 // AppendDictPage appends the PLAIN dictionary page body.
