@@ -88,6 +88,8 @@ type dictEncoder interface {
 	DictLen() int
 	DictSize() int
 	IndicesLen() int
+	NumIndices() int
+	PendingRepeats() int
 	AddIndices(indices []uint32) bool
 	AppendIndices(dst []byte) []byte
 	AppendDictPage(dst []byte) []byte

@@ -54,6 +54,19 @@ func (e *dictCore) DictLen() int { return e.n }
 // DictSize returns the size in bytes of the PLAIN dictionary page body.
 func (e *dictCore) DictSize() int { return e.dictSize }
 
+// PendingRepeats returns how many pending indices equal the one before
+// them: the values a run-length or LZ coding of the PLAIN values would get
+// for free.
+func (e *dictCore) PendingRepeats() int {
+	n := 0
+	for i := 1; i < len(e.indices); i++ {
+		if e.indices[i] == e.indices[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
 // NumIndices returns the number of indices not yet written by AppendIndices.
 func (e *dictCore) NumIndices() int { return len(e.indices) }
 
