@@ -3,7 +3,10 @@ package arrowpq_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -262,6 +265,80 @@ func TestWriteNullFixedSizeList(t *testing.T) {
 	}
 	if err := oracle.Compare(res[0].Rows, want, oracle.AllowancesFor("duckdb")); err != nil {
 		t.Errorf("duckdb: %v", err)
+	}
+}
+
+// TestWriteDictionaryDecisions: per column chunk, after the first page,
+// unique values and a sorted key with runs of 1 to 7 rows are written
+// PLAIN with no dictionary page, values of few distinct values in any
+// order keep their dictionary (SNAPPY and ZSTD); DuckDB and pqarrow read
+// every file back with the values written.
+func TestWriteDictionaryDecisions(t *testing.T) {
+	mem := memory.DefaultAllocator
+	const n = 50_000
+	r := rand.New(rand.NewPCG(17, 1))
+	uniq, key, few := array.NewInt64Builder(mem), array.NewInt64Builder(mem), array.NewInt32Builder(mem)
+	keyStr, fewStr := array.NewStringBuilder(mem), array.NewStringBuilder(mem)
+	k, left := int64(0), 0
+	for i := range n {
+		uniq.Append(int64(i)*7919 + 13)
+		if left == 0 {
+			k, left = k+1+int64(r.IntN(3)), 1+r.IntN(7)
+		}
+		left--
+		key.Append(k)
+		keyStr.Append(fmt.Sprintf("order-%09d", k))
+		v := r.IntN(300)
+		few.Append(int32(v))
+		if i%11 == 0 {
+			fewStr.AppendNull()
+		} else {
+			fewStr.Append(fmt.Sprintf("city-%03d", v))
+		}
+	}
+	cols := []arrow.Array{uniq.NewArray(), key.NewArray(), keyStr.NewArray(), few.NewArray(), fewStr.NewArray()}
+	names := []string{"uniq", "key", "key_str", "few", "few_str"}
+	wantDict := []bool{false, false, false, true, true}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: names[i], Type: c.DataType(), Nullable: true}
+		defer c.Release()
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, n)
+	defer rec.Release()
+	want := renderRec(t, rec)
+	oracle.Need(t)
+	for _, codec := range []arrowpq.Compression{arrowpq.Snappy, arrowpq.Zstd} {
+		b := writeBytes(t, rec, &arrowpq.WriteOptions{Compression: codec, RowGroupRows: 20_000})
+		for rg, g := range footerOf(t, b).Meta.RowGroups {
+			for i, c := range g.Columns {
+				if got := c.MetaData.DictionaryPageOffset != nil; got != wantDict[i] {
+					t.Errorf("%s row group %d column %s: dictionary %v, want %v (%v)", codec, rg, names[i], got, wantDict[i], c.MetaData.EncodingStats)
+				}
+			}
+		}
+		pt, err := readPqarrow(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := oracle.Compare(renderTbl(t, pt), want, oracle.Allowances{}); err != nil {
+			t.Errorf("%s: pqarrow: %v", codec, err)
+		}
+		pt.Release()
+		p := filepath.Join(t.TempDir(), "dict.parquet")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := oracle.DumpMany("duckdb", []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Err != "" {
+			t.Fatal(res[0].Err)
+		}
+		if err := oracle.Compare(res[0].Rows, want, oracle.AllowancesFor("duckdb")); err != nil {
+			t.Errorf("%s: duckdb: %v", codec, err)
+		}
 	}
 }
 
