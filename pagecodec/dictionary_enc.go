@@ -18,6 +18,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/arrowpq/arrowpq/internal/bitpack"
 )
@@ -566,6 +567,14 @@ func (e *DictEncoderByteArray) InsertFixedLenByteArray(dst []uint32, values []by
 
 // AppendPendingPlain: see fixedDict.AppendPendingPlain.
 func (e *DictEncoderByteArray) AppendPendingPlain(dst []byte) []byte {
+	size := 0
+	for _, idx := range e.indices {
+		size += e.offs[idx+1] - e.offs[idx]
+	}
+	if e.fixed == 0 {
+		size += 4 * len(e.indices)
+	}
+	dst = slices.Grow(dst, size)
 	for _, idx := range e.indices {
 		v := e.data[e.offs[idx]:e.offs[idx+1]]
 		if e.fixed == 0 {
