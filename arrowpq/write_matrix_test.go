@@ -57,6 +57,10 @@ func matrixCases() []matrixCase {
 	// offsets, for every engine's Snappy decoder.
 	cases = append(cases, matrixCase{codec: arrowpq.Snappy, level: 2, dict: "off", enc: "plain", v2: true})
 	cases = append(cases, matrixCase{codec: arrowpq.Snappy, level: 2, dict: "on", enc: "plain"})
+	// ZSTD level 3 (klauspost's SpeedDefault, DuckDB's default and ours
+	// before level 1 became the default) and the best level.
+	cases = append(cases, matrixCase{codec: arrowpq.Zstd, level: 3, dict: "on", enc: "plain"})
+	cases = append(cases, matrixCase{codec: arrowpq.Zstd, level: 19, dict: "fallback", enc: "plain", v2: true})
 	for i := range cases {
 		c := &cases[i]
 		c.hasBSSi = c.enc == "bss"

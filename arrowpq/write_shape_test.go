@@ -3,7 +3,10 @@ package arrowpq_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -169,8 +172,9 @@ func TestWriteDictionaryFallback(t *testing.T) {
 		}
 	}
 
-	// Unique values: the first page shows that the dictionary does not pay,
-	// and the rest of the chunk is PLAIN long before the limit.
+	// Unique values: the first page shows that the dictionary does not pay;
+	// it is written PLAIN itself, as the rest of the chunk, long before the
+	// limit, and the chunk has no dictionary page.
 	ub := array.NewInt64Builder(mem)
 	for i := range 20_000 {
 		ub.Append(int64(i) * 7)
@@ -179,8 +183,13 @@ func TestWriteDictionaryFallback(t *testing.T) {
 	defer urec.Release()
 	b := writeBytes(t, urec, &arrowpq.WriteOptions{MaxRowsPerPage: 500})
 	md := footerOf(t, b).Meta.RowGroups[0].Columns[0].MetaData
-	if md.DictionaryPageOffset == nil || md.DataPageOffset-*md.DictionaryPageOffset > 4100 {
+	if md.DictionaryPageOffset != nil {
 		t.Errorf("dictionary page of unique values: %v", md.EncodingStats)
+	}
+	for _, es := range md.EncodingStats {
+		if es.Encoding != format.Encoding_PLAIN {
+			t.Errorf("unique values: encoding stats %v", md.EncodingStats)
+		}
 	}
 	tbl := readOurs(t, b)
 	defer tbl.Release()
@@ -256,6 +265,80 @@ func TestWriteNullFixedSizeList(t *testing.T) {
 	}
 	if err := oracle.Compare(res[0].Rows, want, oracle.AllowancesFor("duckdb")); err != nil {
 		t.Errorf("duckdb: %v", err)
+	}
+}
+
+// TestWriteDictionaryDecisions: per column chunk, after the first page,
+// unique values and a sorted key with runs of 1 to 7 rows are written
+// PLAIN with no dictionary page, values of few distinct values in any
+// order keep their dictionary (SNAPPY and ZSTD); DuckDB and pqarrow read
+// every file back with the values written.
+func TestWriteDictionaryDecisions(t *testing.T) {
+	mem := memory.DefaultAllocator
+	const n = 50_000
+	r := rand.New(rand.NewPCG(17, 1))
+	uniq, key, few := array.NewInt64Builder(mem), array.NewInt64Builder(mem), array.NewInt32Builder(mem)
+	keyStr, fewStr := array.NewStringBuilder(mem), array.NewStringBuilder(mem)
+	k, left := int64(0), 0
+	for i := range n {
+		uniq.Append(int64(i)*7919 + 13)
+		if left == 0 {
+			k, left = k+1+int64(r.IntN(3)), 1+r.IntN(7)
+		}
+		left--
+		key.Append(k)
+		keyStr.Append(fmt.Sprintf("order-%09d", k))
+		v := r.IntN(300)
+		few.Append(int32(v))
+		if i%11 == 0 {
+			fewStr.AppendNull()
+		} else {
+			fewStr.Append(fmt.Sprintf("city-%03d", v))
+		}
+	}
+	cols := []arrow.Array{uniq.NewArray(), key.NewArray(), keyStr.NewArray(), few.NewArray(), fewStr.NewArray()}
+	names := []string{"uniq", "key", "key_str", "few", "few_str"}
+	wantDict := []bool{false, false, false, true, true}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: names[i], Type: c.DataType(), Nullable: true}
+		defer c.Release()
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, n)
+	defer rec.Release()
+	want := renderRec(t, rec)
+	oracle.Need(t)
+	for _, codec := range []arrowpq.Compression{arrowpq.Snappy, arrowpq.Zstd} {
+		b := writeBytes(t, rec, &arrowpq.WriteOptions{Compression: codec, RowGroupRows: 20_000})
+		for rg, g := range footerOf(t, b).Meta.RowGroups {
+			for i, c := range g.Columns {
+				if got := c.MetaData.DictionaryPageOffset != nil; got != wantDict[i] {
+					t.Errorf("%s row group %d column %s: dictionary %v, want %v (%v)", codec, rg, names[i], got, wantDict[i], c.MetaData.EncodingStats)
+				}
+			}
+		}
+		pt, err := readPqarrow(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := oracle.Compare(renderTbl(t, pt), want, oracle.Allowances{}); err != nil {
+			t.Errorf("%s: pqarrow: %v", codec, err)
+		}
+		pt.Release()
+		p := filepath.Join(t.TempDir(), "dict.parquet")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := oracle.DumpMany("duckdb", []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Err != "" {
+			t.Fatal(res[0].Err)
+		}
+		if err := oracle.Compare(res[0].Rows, want, oracle.AllowancesFor("duckdb")); err != nil {
+			t.Errorf("%s: duckdb: %v", codec, err)
+		}
 	}
 }
 

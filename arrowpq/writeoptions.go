@@ -365,8 +365,9 @@ type ColumnOptions struct {
 // ARROW:schema footer entry, and no bloom filters.
 type WriteOptions struct {
 	// Compression is the codec of every column (Snappy when zero) and
-	// CompressionLevel its level (0: the codec's default; see
-	// pagecodec.NewCompressor for the scales).
+	// CompressionLevel its level (0: the codec's default, for ZSTD level 1
+	// as parquet-cpp and arrow-rs write; 3 is DuckDB's, 2-4% smaller on
+	// text for 15-35% more CPU; see pagecodec.NewCompressor for the scales).
 	Compression      Compression
 	CompressionLevel int
 	// Dictionary turns dictionary encoding on (default) or off.

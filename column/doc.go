@@ -70,7 +70,12 @@
 //     calls [Writer.FlushPage]; every page starts at a record;
 //   - the encoding: the dictionary while it fits and pays (RLE_DICTIONARY
 //     indices, the dictionary page first in the chunk), then the fallback
-//     encoding of [WriterOptions.Encoding] for the rest of the chunk; each
+//     encoding of [WriterOptions.Encoding] for the rest of the chunk. The
+//     first page decides whether it pays: not for values that are nearly
+//     all distinct, nor, in a compressed chunk, for values that repeat only
+//     in short runs (a sorted key); with a PLAIN fallback that first page
+//     is then written PLAIN as well and the chunk has no dictionary page
+//     (the same bytes as with the dictionary off). Each
 //     non-dictionary encoding is one arm (a valueEncoder, writeencoders.go),
 //     chosen once per column from (encoding, physical type);
 //   - statistics per page and chunk under the column order rules of

@@ -486,6 +486,12 @@ func checkAll(t *testing.T, pc physCase, d data, wr written, enc format.Encoding
 	wantData := enc
 	if dict {
 		wantData = format.Encoding_RLE_DICTIONARY
+		// Values that are (nearly) all distinct: the first page showed the
+		// dictionary does not pay, went PLAIN itself, and the chunk has no
+		// dictionary page (TestWriterFirstPageGivesUpDictionary).
+		if md.DictionaryPageOffset == nil {
+			wantData = format.Encoding_PLAIN
+		}
 	}
 	found := false
 	for _, es := range md.EncodingStats {
@@ -775,6 +781,117 @@ func TestWriterDictionaryFallback(t *testing.T) {
 			checkAll(t, pc, d, wr, tc.fallback, true)
 		})
 	}
+}
+
+// TestWriterFirstPageGivesUpDictionary: a chunk whose first page shows
+// that its dictionary does not pay (unique values) is written as if the
+// dictionary were off: the same pages byte for byte as Dictionary false
+// (the plain path), no dictionary page, PLAIN encodings only. With few
+// distinct values the dictionary stays.
+func TestWriterFirstPageGivesUpDictionary(t *testing.T) {
+	for _, pc := range physCases {
+		if pc.typ == format.Type_BOOLEAN {
+			continue
+		}
+		for _, kind := range []string{"unique", "runs"} {
+			for _, v2 := range []bool{false, true} {
+				for _, rows := range []int{1, 300, 700, 701, 5000} {
+					t.Run(fmt.Sprintf("%s/%s/v2=%v/rows=%d", pc.name, kind, v2, rows), func(t *testing.T) {
+						d := genData(pc, rows, uint64(rows))
+						// Unique values (key = the value's number), or runs of 1
+						// to 7 values of one key, the keys ascending (a sorted
+						// key column, lineitem's l_orderkey).
+						r := rand.New(rand.NewPCG(uint64(rows), 9))
+						keys := make([]uint32, len(d.vals))
+						key, left := uint32(0), 0
+						for i := range keys {
+							if kind == "unique" || left == 0 {
+								key, left = key+1, 1+r.IntN(7)
+							}
+							keys[i] = key
+							left--
+						}
+						for i, v := range d.vals {
+							v = bytes.Clone(v)
+							n := min(len(v), 4)
+							copy(v, le32(keys[i] * 2654435761)[:n])
+							d.vals[i] = v
+						}
+						if pc.typ == format.Type_BYTE_ARRAY {
+							for i := range d.vals {
+								d.vals[i] = fmt.Appendf(nil, "u%07d", keys[i])
+							}
+						}
+						if pc.typ == format.Type_FIXED_LEN_BYTE_ARRAY {
+							for i := range d.vals {
+								d.vals[i] = append(le32(keys[i]), 0)
+							}
+						}
+						// Pages cut by rows only, so that both ways cut them alike
+						// (a dictionary page holds more rows to the byte).
+						opts := column.WriterOptions{Codec: format.CompressionCodec_SNAPPY, DataPageV2: v2, Statistics: true, SizeStatistics: true, PageIndex: true, CRC: true, MaxRowsPerPage: 700, BloomFilterBytes: 4096}
+						plain := writeColumn(t, pc, d, writeConfig{piece: 97, opts: opts})
+						opts.Dictionary = true
+						got := writeColumn(t, pc, d, writeConfig{piece: 97, opts: opts})
+						md := got.res.Chunk.MetaData
+						if len(d.vals) > 1 {
+							if md.DictionaryPageOffset != nil {
+								t.Fatalf("dictionary page for unique values: %v", md.EncodingStats)
+							}
+							if !bytes.Equal(chunkBytes(got), chunkBytes(plain)) {
+								t.Errorf("pages differ from the dictionary-off pages")
+							}
+							for _, es := range md.EncodingStats {
+								if es.Encoding != format.Encoding_PLAIN {
+									t.Errorf("encoding stats %v", md.EncodingStats)
+								}
+							}
+						}
+						checkAll(t, pc, d, got, format.Encoding_PLAIN, true)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestWriterDictionaryKeptForRepeats: the dictionary stays for values
+// that repeat beyond runs (few distinct values in any order), and for
+// runs in an UNCOMPRESSED chunk, where its indices are what is small.
+func TestWriterDictionaryKeptForRepeats(t *testing.T) {
+	pc := physCases[2] // int64
+	d := genData(pc, 5000, 3)
+	r := rand.New(rand.NewPCG(3, 9))
+	for i := range d.vals {
+		d.vals[i] = le64(uint64(r.IntN(500)))
+	}
+	for _, codec := range []format.CompressionCodec{format.CompressionCodec_SNAPPY, format.CompressionCodec_ZSTD} {
+		opts := column.WriterOptions{Codec: codec, Dictionary: true, Statistics: true, SizeStatistics: true, PageIndex: true, CRC: true, MaxRowsPerPage: 700, BloomFilterBytes: 4096}
+		got := writeColumn(t, pc, d, writeConfig{piece: 97, opts: opts})
+		if got.res.Chunk.MetaData.DictionaryPageOffset == nil {
+			t.Errorf("%s: 500 distinct values in any order: no dictionary", codec)
+		}
+		checkAll(t, pc, d, got, format.Encoding_PLAIN, true)
+	}
+	for i := range d.vals {
+		d.vals[i] = le64(uint64(i / 4))
+	}
+	opts := column.WriterOptions{Dictionary: true, Statistics: true, SizeStatistics: true, PageIndex: true, CRC: true, MaxRowsPerPage: 700, BloomFilterBytes: 4096}
+	got := writeColumn(t, pc, d, writeConfig{piece: 97, opts: opts})
+	if got.res.Chunk.MetaData.DictionaryPageOffset == nil {
+		t.Errorf("UNCOMPRESSED runs: no dictionary")
+	}
+	checkAll(t, pc, d, got, format.Encoding_PLAIN, true)
+}
+
+// chunkBytes returns the bytes of the column chunk of w.
+func chunkBytes(w written) []byte {
+	md := w.res.Chunk.MetaData
+	start := md.DataPageOffset
+	if md.DictionaryPageOffset != nil {
+		start = *md.DictionaryPageOffset
+	}
+	return w.file[start : start+md.TotalCompressedSize]
 }
 
 // TestWriterIndicesMatchWrite: values given as dictionary indices

@@ -88,9 +88,12 @@ type dictEncoder interface {
 	DictLen() int
 	DictSize() int
 	IndicesLen() int
+	NumIndices() int
+	PendingRepeats() int
 	AddIndices(indices []uint32) bool
 	AppendIndices(dst []byte) []byte
 	AppendDictPage(dst []byte) []byte
+	AppendPendingPlain(dst []byte) []byte
 }
 
 type dict32 struct{ pagecodec.DictEncoder32 }

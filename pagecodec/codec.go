@@ -211,6 +211,15 @@ func decompressHadoopLZ4(dst, src []byte) bool {
 	return out == len(dst)
 }
 
+// DefaultZstdLevel is the ZSTD level of level 0: zstd's level 1,
+// klauspost's SpeedFastest, the default of parquet-cpp (pyarrow) and
+// arrow-rs. Level 3 (SpeedDefault, DuckDB's default and ours before) costs
+// 15-35% more CPU for 0-4.5% smaller files: compressing the pages of the
+// benchmark datasets alone, -cpu 1, level 1 vs 3: lineitem 0.52 vs 0.71 s
+// (49.75 vs 48.33 MB), strings 0.92 vs 1.09 s (53.09 vs 50.82 MB), numeric
+// and nested within 0.3% in size (issue 17; docs/performance.md).
+const DefaultZstdLevel = 1
+
 // zstdPool holds idle zstd encoders of one level for every Compressor of
 // the process: an encoder holds about 5 MiB of history and tables, and
 // with one per column chunk writer, a writer of 16 ZSTD columns allocated
@@ -265,8 +274,9 @@ type Compressor struct {
 }
 
 // NewCompressor returns a compressor for codec. Level 0 means the codec's
-// default; otherwise it is the codec's own scale: GZIP 1..9, BROTLI 0..11,
-// ZSTD 1..22 (zstd's scale, mapped to the nearest encoder speed), LZ4 and
+// default (ZSTD: 1, see [DefaultZstdLevel]); otherwise it is the codec's own
+// scale: GZIP 1..9, BROTLI 0..11, ZSTD 1..22 (zstd's scale, mapped to the
+// nearest of klauspost's encoder speeds: 1-2, 3-5, 6-9, 10-22), LZ4 and
 // LZ4_RAW a positive level select the high-compression block compressor with
 // that search depth. SNAPPY: levels up to 1 are the reference encoder
 // (golang/snappy, the output size of parquet-cpp, arrow-rs and parquet-java),
@@ -295,10 +305,10 @@ func NewCompressor(codec format.CompressionCodec, level int) (*Compressor, error
 		}
 		c.brw = brotli.NewWriterLevel(&c.aw, level)
 	case format.CompressionCodec_ZSTD:
-		el := zstd.SpeedDefault
-		if level != 0 {
-			el = zstd.EncoderLevelFromZstd(level)
+		if level == 0 {
+			level = DefaultZstdLevel
 		}
+		el := zstd.EncoderLevelFromZstd(level)
 		c.zpool = zstdEncoders(el)
 		// Make one now, so that a bad level fails here.
 		enc, err := c.zpool.get()

@@ -18,6 +18,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/arrowpq/arrowpq/internal/bitpack"
 )
@@ -53,6 +54,19 @@ func (e *dictCore) DictLen() int { return e.n }
 
 // DictSize returns the size in bytes of the PLAIN dictionary page body.
 func (e *dictCore) DictSize() int { return e.dictSize }
+
+// PendingRepeats returns how many pending indices equal the one before
+// them: the values a run-length or LZ coding of the PLAIN values would get
+// for free.
+func (e *dictCore) PendingRepeats() int {
+	n := 0
+	for i := 1; i < len(e.indices); i++ {
+		if e.indices[i] == e.indices[i-1] {
+			n++
+		}
+	}
+	return n
+}
 
 // NumIndices returns the number of indices not yet written by AppendIndices.
 func (e *dictCore) NumIndices() int { return len(e.indices) }
@@ -96,6 +110,23 @@ func (e *dictCore) AddIndices(indices []uint32) bool {
 	}
 	e.indices = append(e.indices, indices...)
 	return true
+}
+
+// The AppendPendingPlain methods append the values the pending indices
+// stand for, PLAIN encoded, and clear the indices; the dictionary is kept.
+// A writer whose first page shows that the dictionary does not pay writes
+// that page PLAIN with them instead of as indices, and then no dictionary
+// page at all (column.Writer.FlushPage).
+
+// AppendPendingPlain: see above.
+func (e *fixedDict[K]) AppendPendingPlain(dst []byte) []byte {
+	e.buf = growLen(e.buf[:0], len(e.indices))
+	keys := e.keys
+	for i, idx := range e.indices {
+		e.buf[i] = keys[idx]
+	}
+	e.indices = e.indices[:0]
+	return appendLE(dst, e.buf)
 }
 
 // fixedSlot is a hash table entry: idx is the dictionary index plus one, 0
@@ -354,6 +385,15 @@ func (e *DictEncoderInt96) InsertInt96(dst []uint32, values [][12]byte) int {
 	return n
 }
 
+// AppendPendingPlain: see fixedDict.AppendPendingPlain.
+func (e *DictEncoderInt96) AppendPendingPlain(dst []byte) []byte {
+	for _, idx := range e.indices {
+		dst = append(dst, e.keys[idx][:]...)
+	}
+	e.indices = e.indices[:0]
+	return dst
+}
+
 // AppendDictPage appends the PLAIN dictionary page body.
 func (e *DictEncoderInt96) AppendDictPage(dst []byte) []byte { return AppendPlainInt96(dst, e.keys) }
 
@@ -523,6 +563,27 @@ func (e *DictEncoderByteArray) InsertByteArray(dst []uint32, offsets []int32, da
 func (e *DictEncoderByteArray) InsertFixedLenByteArray(dst []uint32, values []byte) int {
 	_, n := e.addFixed(dst[:0], values)
 	return n
+}
+
+// AppendPendingPlain: see fixedDict.AppendPendingPlain.
+func (e *DictEncoderByteArray) AppendPendingPlain(dst []byte) []byte {
+	size := 0
+	for _, idx := range e.indices {
+		size += e.offs[idx+1] - e.offs[idx]
+	}
+	if e.fixed == 0 {
+		size += 4 * len(e.indices)
+	}
+	dst = slices.Grow(dst, size)
+	for _, idx := range e.indices {
+		v := e.data[e.offs[idx]:e.offs[idx+1]]
+		if e.fixed == 0 {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(len(v)))
+		}
+		dst = append(dst, v...)
+	}
+	e.indices = e.indices[:0]
+	return dst
 }
 
 // AppendDictPage appends the PLAIN dictionary page body.
