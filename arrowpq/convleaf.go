@@ -87,7 +87,7 @@ func (d *denseValues) startConv(mem memory.Allocator, numRows, width int) {
 	d.direct = newUninitBuffer(mem, numRows*width)
 	// Capped at the batch: a pool buffer's capacity runs to its size
 	// class, and decodeConverted's bound on the values is this capacity.
-	d.conv = d.direct.Bytes()[:0:numRows*width]
+	d.conv = d.direct.Bytes()[: 0 : numRows*width]
 }
 
 // takeConv hands over the buffer d.conv aliases.
