@@ -569,9 +569,10 @@ func readGrow(name string, r io.Reader, dst []byte, size int) ([]byte, error) {
 	return dst, nil
 }
 
-// zstdGrow decodes a zstd body of unverified size: a first buffer from the
-// frame's content size (when it states one within size) or a guess from the
-// body, grown fourfold each time the decoder reports it too small.
+// zstdGrow decodes a zstd body of unverified size: into dst at the header's
+// size when dst is that large already, else a first buffer from the frame's
+// content size (when it states one within size) or a guess from the body,
+// grown fourfold each time the decoder reports it too small.
 func (d *Decompressor) zstdGrow(dst, src []byte, size int) ([]byte, error) {
 	if bound := maxZstdRatio*uint64(len(src)) + decodeSlack; uint64(size) > bound {
 		return dst[:0], errCorrupt("ZSTD body of %d bytes cannot decode to the %d bytes of the header (at most %d)", len(src), size, bound)
@@ -587,6 +588,13 @@ func (d *Decompressor) zstdGrow(dst, src []byte, size int) ([]byte, error) {
 			return dst[:0], errCorrupt("zstd frame of %d bytes, header says %d", h.FrameContentSize, size)
 		}
 		guess = max(int(h.FrameContentSize), min(guess, growStart))
+	}
+	if cap(dst) >= size {
+		// The buffer already holds the header's size: trusting it costs
+		// no allocation, and a page compressed more than the guess allows
+		// (dictionary indices of long runs) is decoded once, not again
+		// after each fourfold growth.
+		guess = size
 	}
 	for {
 		dst = growTo(dst[:0], guess)
