@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -550,5 +551,34 @@ COMP_WORDS=(arrowpq completion f); COMP_CWORD=2; _arrowpq; echo "4:${COMPREPLY[*
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s -n: %v %s", sh, err, out)
 		}
+	}
+}
+
+// TestNoSyncFlag: --no-sync reaches WriteOptions.NoSync (which
+// arrowpq.TestCreateFileNoSync shows skips the syncs); without it the
+// output is synced.
+func TestNoSyncFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--no-sync"}, true}} {
+		var wf writeFlags
+		fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+		wf.register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		o, err := wf.apply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.NoSync != tc.want {
+			t.Errorf("%q: NoSync %v, want %v", tc.args, o.NoSync, tc.want)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out.parquet")
+	runOut(t, "convert", "--no-sync", "../../testdata/sample.parquet", out)
+	if got, want := runOut(t, "rowcount", out), runOut(t, "rowcount", "../../testdata/sample.parquet"); got != want {
+		t.Errorf("rowcount after convert --no-sync: %q, want %q", got, want)
 	}
 }
