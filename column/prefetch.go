@@ -2,6 +2,7 @@ package column
 
 import (
 	"io"
+	"sync"
 
 	"github.com/arrowpq/arrowpq/metadata/format"
 	"github.com/arrowpq/arrowpq/pagecodec"
@@ -51,18 +52,26 @@ type slot struct {
 }
 
 // prefetcher is the read-ahead state of a Reader.
+//
+// A task lives only while a slot is free: one that finds none exits, and
+// the decoder spawns one again when it gives a slot back. So a Reader
+// dropped without Close keeps no goroutine once its slots are full, and a
+// pool slot of the caller's is held only while pages are being read. When
+// Spawn finds no goroutine then, the decoder reads the next page itself.
 type prefetcher struct {
 	prefetching bool // the current chunk is read ahead
-	running     bool // a task was spawned and not yet waited for
+	started     bool // pages of the chunk were read ahead
 	ahead       pagecodec.PageReader
 	slots       []*slot
 	free, out   chan *slot
-	stop, done  chan struct{}
-	held        *slot // the slot of the current page
-	// started: pages of the chunk were read ahead; taken is the position
-	// after the last page the decoder took.
-	started bool
-	taken   pagecodec.Position
+	held        *slot              // the slot of the current page
+	taken       pagecodec.Position // after the last page the decoder took
+
+	mu      sync.Mutex
+	running bool // a task runs (under mu)
+	ended   bool // the end of the chunk or an error was read (under mu)
+	stopped bool // no task may start or go on (under mu)
+	tasks   sync.WaitGroup
 }
 
 // canPrefetch reports whether chunk c is read ahead.
@@ -75,8 +84,8 @@ func (r *Reader) canPrefetch(c Chunk) bool {
 		c.Codec != format.CompressionCodec_UNCOMPRESSED && len(c.Data) >= minBytes
 }
 
-// startPrefetch spawns the task that reads the chunk's pages ahead; false
-// when the caller has no goroutine free.
+// startPrefetch spawns the first task of the chunk; false when the caller
+// has no goroutine free (the chunk is then read serially).
 func (r *Reader) startPrefetch() bool {
 	if r.slots == nil {
 		n := r.opts.Prefetch + 1
@@ -90,71 +99,134 @@ func (r *Reader) startPrefetch() bool {
 	for _, s := range r.slots {
 		r.free <- s
 	}
-	r.stop, r.done = make(chan struct{}), make(chan struct{})
 	r.ahead.Reset(r.pages.Chunk(), r.pages.Codec(), r.popts)
-	stop, done := r.stop, r.done
-	if !r.opts.Spawn(func() { r.readAhead(stop, done) }) {
+	r.mu.Lock()
+	r.running, r.ended, r.stopped = true, false, false
+	r.mu.Unlock()
+	r.tasks.Add(1)
+	if !r.opts.Spawn(r.readAhead) {
+		r.tasks.Done()
+		r.running = false
 		r.drain()
 		return false
 	}
-	r.running, r.started, r.taken = true, true, pagecodec.Position{}
+	r.started, r.taken = true, pagecodec.Position{}
 	return true
 }
 
-// readAhead is the task: it reads pages into free slots until the end of
-// the chunk, an error, or stop.
-func (r *Reader) readAhead(stop, done chan struct{}) {
-	defer close(done)
+// readAhead is the task: it reads pages into free slots until none is
+// free, the end of the chunk, an error, or a stop.
+func (r *Reader) readAhead() {
+	defer r.tasks.Done()
+	for {
+		r.mu.Lock()
+		if r.stopped || len(r.free) == 0 {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		s := <-r.free
+		r.mu.Unlock()
+		if r.readSlot(s) {
+			r.mu.Lock()
+			r.running, r.ended = false, true
+			r.mu.Unlock()
+			return
+		}
+	}
+}
+
+// readSlot reads the next page into s and sends it to the decoder; true
+// after the last: the end of the chunk or an error.
+func (r *Reader) readSlot(s *slot) (last bool) {
 	pr := &r.ahead
 	for {
-		var s *slot
-		select {
-		case s = <-r.free:
-		case <-stop:
-			return
-		}
-		for {
-			s.start = pr.Offset()
-			s.hdr, s.hdrErr = pr.NextHeader()
-			s.readErr = nil
-			if s.hdrErr != nil {
-				r.out <- s
-				return
-			}
-			switch s.hdr.Type {
-			case format.PageType_DICTIONARY_PAGE, format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
-			default:
-				pr.Skip() // index pages and unknown types carry no rows
-				continue
-			}
-			break
-		}
-		pr.SwapBuffer(s.buf)
-		p, err := pr.Read()
-		s.buf = pr.SwapBuffer(nil)
-		if err != nil {
-			s.readErr = err
+		s.start = pr.Offset()
+		s.hdr, s.hdrErr = pr.NextHeader()
+		s.readErr = nil
+		if s.hdrErr != nil {
 			r.out <- s
-			return
+			return true
 		}
-		s.page = *p
-		s.pos = pr.Position()
-		r.out <- s // never blocks: out holds every slot
+		switch s.hdr.Type {
+		case format.PageType_DICTIONARY_PAGE, format.PageType_DATA_PAGE, format.PageType_DATA_PAGE_V2:
+		default:
+			pr.Skip() // index pages and unknown types carry no rows
+			continue
+		}
+		break
 	}
+	pr.SwapBuffer(s.buf)
+	p, err := pr.Read()
+	s.buf = pr.SwapBuffer(nil)
+	if err != nil {
+		s.readErr = err
+		r.out <- s
+		return true
+	}
+	s.page = *p
+	s.pos = pr.Position()
+	r.out <- s // never blocks: out holds every slot
+	return false
+}
+
+// release gives slot s back and spawns a task when none runs.
+func (r *Reader) release(s *slot) {
+	r.mu.Lock()
+	r.free <- s
+	kick := !r.running && !r.ended && !r.stopped
+	if kick {
+		r.running = true
+		r.tasks.Add(1)
+	}
+	r.mu.Unlock()
+	if kick && !r.opts.Spawn(r.readAhead) {
+		r.tasks.Done()
+		r.mu.Lock()
+		r.running = false
+		r.mu.Unlock()
+	}
+}
+
+// receive returns the next page read ahead; when none is ready and no
+// task runs, it reads it on the decoder's goroutine. A slot is then free:
+// the decoder holds at most one, and the others are in out or free (a
+// task exits only when none is free, after sending what it read).
+func (r *Reader) receive() *slot {
+	select {
+	case s := <-r.out:
+		return s
+	default:
+	}
+	// Under mu, a task that is not running sent all it read: it clears
+	// running under mu after its last send.
+	r.mu.Lock()
+	select {
+	case s := <-r.out:
+		r.mu.Unlock()
+		return s
+	default:
+	}
+	if !r.running && !r.ended {
+		r.ended = r.readSlot(<-r.free)
+	}
+	r.mu.Unlock()
+	return <-r.out
 }
 
 // stopPrefetch stops the task, waits for it and takes every slot back.
 func (r *Reader) stopPrefetch() {
-	if !r.running {
+	if !r.started {
 		return
 	}
-	close(r.stop)
-	<-r.done
-	r.running = false
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
+	r.tasks.Wait()
 	r.drain()
 }
 
-// drain empties the slot channels; the task is not running.
+// drain empties the slot channels; no task runs.
 func (r *Reader) drain() {
 	for {
 		select {
@@ -177,6 +249,7 @@ func (r *Reader) handOff() {
 	r.prefetching = false
 	if r.started {
 		r.pages.Seek(r.taken)
+		r.started = false
 	}
 }
 
@@ -192,20 +265,18 @@ func (r *Reader) nextPrefetched() error {
 	}
 	prev := r.held
 	r.held = nil
-	// end gives prev back and stops reading ahead: after the chunk's
-	// last page, or an error (sticky: the serial reader returns it).
+	// end stops reading ahead: after the chunk's last page, or an error
+	// (sticky: the serial reader returns it). The slots of prev and s are
+	// not given back: the page an error is located at (r.page) may be in
+	// either, and the task must not reuse them.
 	end := func(err error) error {
-		if prev != nil {
-			r.free <- prev
-		}
 		r.handOff()
 		return err
 	}
 	for {
-		s := <-r.out
+		s := r.receive()
 		if s.hdrErr != nil {
 			r.page = nil
-			r.free <- s
 			if s.hdrErr != io.EOF {
 				r.err = s.hdrErr
 			}
@@ -217,24 +288,22 @@ func (r *Reader) nextPrefetched() error {
 			if err == nil {
 				err = r.useDictionaryPage(&s.page)
 			}
-			r.free <- s
 			if err != nil {
 				return end(err)
 			}
+			r.release(s)
 			continue
 		}
 		if err := r.checkLocation(s.start); err != nil {
 			err = r.fail(err)
-			r.free <- s
 			return end(err)
 		}
 		r.dataPage++
 		if err := r.takeSlot(s); err != nil {
-			r.free <- s
 			return end(err)
 		}
 		if prev != nil {
-			r.free <- prev
+			r.release(prev)
 		}
 		r.held = s
 		return r.startDataPage(&s.page)
