@@ -23,8 +23,8 @@ import (
 
 // spawner runs read-ahead tasks on goroutines and counts those alive.
 type spawner struct {
-	live atomic.Int32
-	wg   sync.WaitGroup
+	live  atomic.Int32
+	wg    sync.WaitGroup
 	deny  bool
 	every int // > 0: refuse every every-th call
 	calls atomic.Int32

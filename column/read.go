@@ -35,13 +35,14 @@ type ReaderOptions struct {
 	// math.MaxInt32, what 32-bit Arrow offsets address.
 	MaxByteArrayData int
 	// Prefetch, with Spawn, reads that many pages ahead of the decoder on
-	// another goroutine (checksum, decryption-free decompression, level
-	// split) in chunks of at least PrefetchMinBytes: see prefetch.go. Zero
-	// reads every page when the decoder asks for it.
+	// another goroutine (checksum, decompression, level split; not for
+	// encrypted chunks) in chunks of at least PrefetchMinBytes: see
+	// prefetch.go. Zero reads every page when the decoder asks for it.
 	Prefetch int
 	// Spawn runs task on a goroutine of the caller's and reports true, or
-	// reports false when it has none free: the chunk is then read
-	// serially. Package column starts no goroutine itself.
+	// reports false when it has none free: the decoder then reads the
+	// page itself (the whole chunk serially when the first call
+	// refuses). Package column starts no goroutine itself.
 	Spawn func(task func()) bool
 	// PrefetchMinBytes is the smallest chunk read ahead; zero means
 	// [DefaultPrefetchMinBytes].
