@@ -88,13 +88,17 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 
 // columnOptions are the column.Reader options of a read with opts.
 func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
-	return column.ReaderOptions{
+	o := column.ReaderOptions{
 		MaxPageSize:      opts.MaxPageSize,
 		SkipChecksums:    opts.SkipChecksums,
 		BatchRows:        opts.BatchSize,
 		MaxByteArrayData: maxData,
 		Buffers:          opts.pageBuffers,
 	}
+	if opts.prefetch != nil {
+		o.Prefetch, o.Spawn = prefetchPages, opts.prefetch.spawn
+	}
+	return o
 }
 
 // ensureAssembler creates the column's levels.Assembler on first use.

@@ -156,6 +156,9 @@ type ReadOptions struct {
 	// scratch lends byte scratch between the leaves of one reader (set
 	// by normalized; scratchCache).
 	scratch *scratchCache
+	// prefetch runs the leaves' page read-ahead (set by normalized when
+	// Parallelism > 1; prefetch.go).
+	prefetch *prefetchPool
 }
 
 // normalized returns o with defaults filled in, or an error for values
@@ -204,5 +207,8 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	}
 	n.pageBuffers = new(column.BufferCache)
 	n.scratch = new(scratchCache)
+	if n.Parallelism > 1 {
+		n.prefetch = newPrefetchPool(n.Parallelism)
+	}
 	return n, nil
 }

@@ -135,6 +135,7 @@ func (p *readPlan) release() {
 	for _, f := range p.fields {
 		if fr, ok := f.(*fieldReader); ok {
 			for _, lr := range fr.leaves {
+				lr.cr.Close()
 				lr.dense.releaseBinary()
 				if lr.dictArray != nil {
 					lr.dictArray.Release()

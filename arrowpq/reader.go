@@ -171,6 +171,9 @@ func (r *Reader) Close() error {
 		r.pipe.shutdown()
 	}
 	r.plan.release()
+	if r.opts.prefetch != nil {
+		r.opts.prefetch.wait()
+	}
 	if r.filt != nil {
 		r.filt.release()
 	}

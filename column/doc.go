@@ -47,6 +47,11 @@
 //     bytes that back them, DELTA_BYTE_ARRAY expansion, the bytes one batch
 //     may decode to ([Reader.CheckBatchBytes]), and byte array data beyond
 //     [ReaderOptions.MaxByteArrayData] ([*BatchFullError]).
+//   - Reading pages ahead ([ReaderOptions.Prefetch], prefetch.go): the
+//     next pages of a large chunk are checked and decompressed on a
+//     goroutine the caller provides ([ReaderOptions.Spawn]; the package
+//     starts none), with the serial read's values and errors;
+//     [Reader.Close] stops it.
 //
 // # Errors
 //

@@ -34,6 +34,19 @@ type ReaderOptions struct {
 	// beyond it a read fails with [*BatchFullError]. Zero means
 	// math.MaxInt32, what 32-bit Arrow offsets address.
 	MaxByteArrayData int
+	// Prefetch, with Spawn, reads that many pages ahead of the decoder on
+	// another goroutine (checksum, decompression, level split; not for
+	// encrypted chunks) in chunks of at least PrefetchMinBytes: see
+	// prefetch.go. Zero reads every page when the decoder asks for it.
+	Prefetch int
+	// Spawn runs task on a goroutine of the caller's and reports true, or
+	// reports false when it has none free: the decoder then reads the
+	// page itself (the whole chunk serially when the first call
+	// refuses). Package column starts no goroutine itself.
+	Spawn func(task func()) bool
+	// PrefetchMinBytes is the smallest chunk read ahead; zero means
+	// [DefaultPrefetchMinBytes].
+	PrefetchMinBytes int
 	// Buffers, when set, is shared with other readers of the caller: the
 	// reader gives its page buffer back at the end of each chunk (io.EOF,
 	// or [Reader.FinishChunk]) and borrows one before the next page it
@@ -138,6 +151,8 @@ type Reader struct {
 	// pagesRead counts the pages whose bodies were read (checksummed and
 	// decompressed): the test hook that shows a skipped page is not.
 	pagesRead int
+
+	prefetcher
 }
 
 // NewReader returns a reader of col's chunks.
@@ -176,7 +191,9 @@ func (r *Reader) Reset(c Chunk) {
 	r.popts.FileOffset = c.FileOffset
 	r.popts.Decryptor = c.Decryptor
 	r.popts.AssumeV2Compressed = c.AssumeV2Compressed
+	r.stopPrefetch()
 	r.pages.Reset(c.Data, c.Codec, r.popts)
+	r.prefetching, r.started, r.held = r.canPrefetch(c), false, nil
 	r.hasDict = false
 	r.dict.N = 0
 	r.page = nil
@@ -266,6 +283,9 @@ func (r *Reader) nextDataPage() error {
 	if r.err != nil {
 		return r.err
 	}
+	if r.prefetching {
+		return r.nextPrefetched()
+	}
 	for {
 		start := r.pages.Offset()
 		h, err := r.pages.NextHeader()
@@ -323,6 +343,12 @@ func (r *Reader) endChunk() {
 // never asks for that. Call it after the values of the consumed levels are
 // decoded; it does nothing while levels or pages are left.
 func (r *Reader) FinishChunk() {
+	if r.prefetching {
+		if r.page != nil && r.pagePos == r.pageLen && r.held != nil && r.held.pos.Offset() == r.chunkLen {
+			r.handOff()
+		}
+		return
+	}
 	if r.opts.Buffers != nil && r.page != nil && r.pagePos == r.pageLen && r.pages.Offset() == r.chunkLen {
 		r.page = nil
 		r.endChunk()

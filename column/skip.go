@@ -28,6 +28,7 @@ func (r *Reader) SkipRecords(n int) (skipped int, err error) {
 	if n <= 0 {
 		return 0, nil
 	}
+	r.handOff()
 	for {
 		if r.pagePos == r.pageLen {
 			if skipped == n {
@@ -218,6 +219,11 @@ func (r *Reader) readDictionaryPage() error {
 	if err != nil {
 		return err
 	}
+	return r.useDictionaryPage(p)
+}
+
+// useDictionaryPage decodes dictionary page p, the current page.
+func (r *Reader) useDictionaryPage(p *pagecodec.Page) error {
 	if r.hasDict {
 		return r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
 	}

@@ -511,3 +511,34 @@ func (r *PageReader) readV2(p *Page, body []byte) error {
 	}
 	return err
 }
+
+// Position is where a [PageReader] stands between two pages: the next
+// header's offset and the page and data page ordinals counted so far.
+type Position struct{ pos, ordinal, dataPages int }
+
+// Position returns where the reader stands; with a header pending it is
+// the start of that header.
+func (r *PageReader) Position() Position {
+	p := Position{r.pos, r.ordinal, r.dataPages}
+	if r.hdrPos >= 0 {
+		p.pos = r.hdrPos
+	}
+	return p
+}
+
+// Seek moves the reader of the same chunk to p, taken from [PageReader.Position]
+// of another reader of the chunk after a page: a caller that read pages
+// ahead on one reader goes on with another from the page it got to.
+func (r *PageReader) Seek(p Position) {
+	r.pos, r.ordinal, r.dataPages = p.pos, p.ordinal, p.dataPages
+	r.hdr, r.hdrPos, r.err = nil, -1, nil
+}
+
+// Offset returns the chunk-relative offset of the next page header.
+func (p Position) Offset() int { return p.pos }
+
+// Chunk returns the chunk given to [PageReader.Reset].
+func (r *PageReader) Chunk() []byte { return r.chunk }
+
+// Codec returns the codec given to [PageReader.Reset].
+func (r *PageReader) Codec() format.CompressionCodec { return r.codec }
