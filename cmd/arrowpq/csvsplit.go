@@ -45,7 +45,12 @@ var (
 	errCSVBareQuote = errors.New(`bare " in non-quoted field`)
 	errCSVOpenQuote = errors.New(`quoted field not closed at the end of input`)
 	errCSVFields    = errors.New("too many fields")
+	errCSVLong      = errors.New("record longer than the 1 GiB limit (an unclosed quote?)")
 )
+
+// csvMaxRecord bounds the bytes of one record, and so the buffer a file
+// whose quote is never closed grows to; a variable for the tests.
+var csvMaxRecord = 1 << 30
 
 // csvSyntaxError is a CSV syntax error at a line and byte column
 // (both 1-based), like encoding/csv's ParseError.
@@ -128,6 +133,9 @@ func (s *csvSplitter) fill() error {
 		s.buf = make([]byte, min(s.block, csvFirstBlockSize))
 	} else if s.end == len(s.buf) || len(s.buf) < s.block {
 		// One record fills the buffer, or the input goes on: double it.
+		if s.end == len(s.buf) && s.end >= csvMaxRecord {
+			return &csvSyntaxError{Line: s.line, Column: 1, Err: errCSVLong}
+		}
 		nb := make([]byte, 2*len(s.buf))
 		copy(nb, s.buf[:s.end])
 		s.buf = nb

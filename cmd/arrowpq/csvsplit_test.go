@@ -169,6 +169,24 @@ func TestCSVSplitLongLines(t *testing.T) {
 	checkSplit(t, []byte(strings.Repeat("1,\"a\"\"b\",c\r\n", 20000)), ',')
 }
 
+// TestCSVSplitRecordLimit: a quote never closed makes the whole rest of
+// the input one record; past csvMaxRecord that is an error at the
+// record's line instead of a buffer as large as the input.
+func TestCSVSplitRecordLimit(t *testing.T) {
+	defer func(n int) { csvMaxRecord = n }(csvMaxRecord)
+	csvMaxRecord = 256 << 10
+	in := "a,b\n1,2\n3,\"" + strings.Repeat("x,y\n", 200<<10)
+	_, err := splitAll([]byte(in), ',', 64<<10, 1000, readers["half"])
+	var se *csvSyntaxError
+	if !errors.As(err, &se) || !errors.Is(err, errCSVLong) || se.Line != 3 {
+		t.Fatalf("err %v, want errCSVLong at line 3", err)
+	}
+	// Under the limit the same shape is read as encoding/csv reads it.
+	csvMaxRecord = 4 << 20
+	in = "a,b\n1,\"" + strings.Repeat("x,y\n", 100<<10) + "\"\n"
+	checkSplit(t, []byte(in), ',')
+}
+
 // FuzzCSVSplit: on any input the splitter returns what encoding/csv
 // returns, and errors where it errors; it never panics.
 func FuzzCSVSplit(f *testing.F) {
