@@ -1,0 +1,153 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func decodeFast(dst, src []byte, d, s int, tab *[256]uint64) (dOut, sOut, n int)
+//
+// Registers: R8 dst base, R10 dst end, R9 last DI of the fast loop; R11 src
+// base, R13 src end, R12 last SI of the fast loop; DI, SI the cursors; R14
+// the tag table. The caller guarantees the loop is entered with room (the
+// limits cannot underflow).
+TEXT ·decodeFast(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), R8
+	MOVQ dst_len+8(FP), R10
+	ADDQ R8, R10
+	LEAQ -80(R10), R9
+	MOVQ src_base+24(FP), R11
+	MOVQ src_len+32(FP), R13
+	ADDQ R11, R13
+	LEAQ -72(R13), R12
+	MOVQ d+48(FP), DI
+	ADDQ R8, DI
+	MOVQ s+56(FP), SI
+	ADDQ R11, SI
+	MOVQ tab+64(FP), R14
+
+loop:
+	CMPQ SI, R12
+	JA   stop
+	CMPQ DI, R9
+	JA   stop
+
+	// DX = tab[tag]; AX = the element's extra bytes (0 to 4 of them);
+	// SI past them; BX = the length in the table.
+	MOVBQZX (SI), CX
+	MOVQ    (R14)(CX*8), DX
+	MOVL    1(SI), AX
+	ANDL    DX, AX
+	SHRQ    $32, DX
+	MOVQ    DX, BX
+	SHRQ    $16, BX
+	LEAQ    1(SI)(BX*1), SI
+	MOVBQZX DX, BX
+	TESTB   $3, CX
+	JNZ     copy
+
+	// Literal of BX + AX bytes. Up to 64 are moved as whole 16-byte
+	// words: the loop's room covers the overshoot in src and dst.
+	ADDQ  AX, BX
+	CMPQ  BX, $16
+	JA    litLong
+	MOVOU (SI), X0
+	MOVOU X0, (DI)
+	ADDQ  BX, SI
+	ADDQ  BX, DI
+	JMP   loop
+
+litLong:
+	CMPQ  BX, $64
+	JA    litHuge
+	MOVOU (SI), X0
+	MOVOU 16(SI), X1
+	MOVOU 32(SI), X2
+	MOVOU 48(SI), X3
+	MOVOU X0, (DI)
+	MOVOU X1, 16(DI)
+	MOVOU X2, 32(DI)
+	MOVOU X3, 48(DI)
+	ADDQ  BX, SI
+	ADDQ  BX, DI
+	JMP   loop
+
+litHuge:
+	// The caller checks the bounds and moves it.
+	MOVQ BX, n+88(FP)
+	JMP  ret
+
+copy:
+	// Copy of BX (1 to 64) bytes from AX back: offset = extra bytes +
+	// the 1-byte-offset copy's high bits; 1 <= offset <= output so far.
+	ANDL $0x700, DX
+	ADDQ DX, AX
+	JZ   corrupt
+	MOVQ DI, CX
+	SUBQ R8, CX
+	CMPQ AX, CX
+	JA   corrupt
+	MOVQ DI, DX
+	SUBQ AX, DX
+	CMPQ AX, $16
+	JB   shortOffset
+
+	// Offset >= 16: each 16-byte word read was written before (by an
+	// earlier element or an earlier store here).
+	MOVOU (DX), X0
+	MOVOU X0, (DI)
+	CMPQ  BX, $16
+	JBE   copyDone
+	MOVOU 16(DX), X1
+	MOVOU X1, 16(DI)
+	CMPQ  BX, $32
+	JBE   copyDone
+	MOVOU 32(DX), X2
+	MOVOU X2, 32(DI)
+	MOVOU 48(DX), X3
+	MOVOU X3, 48(DI)
+
+copyDone:
+	ADDQ BX, DI
+	JMP  loop
+
+shortOffset:
+	CMPQ AX, $8
+	JAE  copy8
+
+double:
+	// Offset < 8: copy the pattern onto itself until the distance from
+	// DX to DI is at least 8; BX may go negative (the copy was shorter).
+	MOVQ (DX), CX
+	MOVQ CX, (DI)
+	ADDQ AX, DI
+	SUBQ AX, BX
+	ADDQ AX, AX
+	CMPQ AX, $8
+	JB   double
+
+copy8:
+	// 8-byte words from DX to CX; DI is set to the end first.
+	MOVQ DI, CX
+	ADDQ BX, DI
+
+copy8Loop:
+	CMPQ BX, $0
+	JLE  loop
+	MOVQ (DX), AX
+	MOVQ AX, (CX)
+	ADDQ $8, DX
+	ADDQ $8, CX
+	SUBQ $8, BX
+	JMP  copy8Loop
+
+corrupt:
+	MOVQ $-1, n+88(FP)
+	JMP  ret
+
+stop:
+	MOVQ $0, n+88(FP)
+
+ret:
+	SUBQ R8, DI
+	MOVQ DI, dOut+72(FP)
+	SUBQ R11, SI
+	MOVQ SI, sOut+80(FP)
+	RET
