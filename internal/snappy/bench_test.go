@@ -70,35 +70,32 @@ func BenchmarkDecode(b *testing.B) {
 		dst := make([]byte, largest)
 		data := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 		b.Run("data="+data+"/dec=golang", func(b *testing.B) {
-			b.SetBytes(int64(size))
-			for b.Loop() {
+			cpuLoop(b, size, func() {
 				for _, p := range pages {
 					if _, err := ref.Decode(dst, p); err != nil {
 						b.Fatal(err)
 					}
 				}
-			}
+			})
 		})
 		b.Run("data="+data+"/dec=arrowpq", func(b *testing.B) {
-			b.SetBytes(int64(size))
-			for b.Loop() {
+			cpuLoop(b, size, func() {
 				for _, p := range pages {
 					if _, err := Decode(dst, p); err != nil {
 						b.Fatal(err)
 					}
 				}
-			}
+			})
 		})
 		b.Run("data="+data+"/dec=purego", func(b *testing.B) {
-			b.SetBytes(int64(size))
-			for b.Loop() {
+			cpuLoop(b, size, func() {
 				for _, p := range pages {
 					n, h, _ := decodedLen(p)
 					if !decodeGeneric(dst[:n], p[h:], 0, 0) {
 						b.Fatal("corrupt")
 					}
 				}
-			}
+			})
 		})
 	}
 }

@@ -110,7 +110,18 @@ copyDone:
 
 shortOffset:
 	CMPQ AX, $8
-	JAE  copy8
+	JB   double
+	CMPQ BX, $16
+	JA   copy8
+
+	// 8 <= offset < 16, length <= 16: two 8-byte words, the second read
+	// after the first is written.
+	MOVQ (DX), CX
+	MOVQ CX, (DI)
+	MOVQ 8(DX), CX
+	MOVQ CX, 8(DI)
+	ADDQ BX, DI
+	JMP  loop
 
 double:
 	// Offset < 8: copy the pattern onto itself until the distance from
