@@ -23,71 +23,105 @@ TEXT ·decodeFast(SB), NOSPLIT, $0-96
 	ADDQ R11, SI
 	MOVQ tab+64(FP), R14
 
+	// CX holds the tag at SI throughout: each element loads the next
+	// tag as soon as it knows where it is, from the tag alone for the
+	// common kinds (literals up to 60 bytes, 1- and 2-byte-offset
+	// copies), so the chain from one tag to the next is an add and a
+	// load; the table lookup for the element's own fields is off it.
+	MOVBQZX (SI), CX
+
 loop:
 	CMPQ SI, R12
 	JA   stop
 	CMPQ DI, R9
 	JA   stop
 
-	// DX = tab[tag]; AX = the element's extra bytes (0 to 4 of them);
-	// SI past them; BX = the length in the table.
-	MOVBQZX (SI), CX
-	MOVQ    (R14)(CX*8), DX
-	MOVL    1(SI), AX
-	ANDL    DX, AX
-	SHRQ    $32, DX
-	MOVQ    DX, BX
-	SHRQ    $16, BX
-	LEAQ    1(SI)(BX*1), SI
-	MOVBQZX DX, BX
-	TESTB   $3, CX
-	JNZ     copy
+	// DX = tab[tag] >> 32 (length | offset bits 8-10 | extra << 16);
+	// AX = the 4 bytes after the tag, masked to the element's extra bytes.
+	MOVQ (R14)(CX*8), DX
+	MOVL 1(SI), AX
+	ANDL DX, AX
+	SHRQ $32, DX
+	MOVL CX, BX
+	ANDL $3, BX
+	JNZ  copyTag
 
-	// Literal of BX + AX bytes. Up to 64 are moved as whole 16-byte
+	// Literal.
+	SHRL  $2, CX
+	CMPL  CX, $60
+	JAE   litExtra
+	LEAQ  1(SI), R15
+	LEAQ  2(SI)(CX*1), SI
+	LEAQ  1(CX), BX
+	MOVBQZX (SI), CX
+
+lit:
+	// Literal of BX bytes from R15. Up to 64 are moved as whole 16-byte
 	// words: the loop's room covers the overshoot in src and dst.
-	ADDQ  AX, BX
 	CMPQ  BX, $16
 	JA    litLong
-	MOVOU (SI), X0
+	MOVOU (R15), X0
 	MOVOU X0, (DI)
-	ADDQ  BX, SI
 	ADDQ  BX, DI
 	JMP   loop
 
 litLong:
 	CMPQ  BX, $64
 	JA    litHuge
-	MOVOU (SI), X0
-	MOVOU 16(SI), X1
-	MOVOU 32(SI), X2
-	MOVOU 48(SI), X3
+	MOVOU (R15), X0
+	MOVOU 16(R15), X1
+	MOVOU 32(R15), X2
+	MOVOU 48(R15), X3
 	MOVOU X0, (DI)
 	MOVOU X1, 16(DI)
 	MOVOU X2, 32(DI)
 	MOVOU X3, 48(DI)
-	ADDQ  BX, SI
 	ADDQ  BX, DI
 	JMP   loop
 
+litExtra:
+	// length-1 is in AX, in the CX-59 bytes after the tag.
+	LEAQ    -58(SI)(CX*1), R15
+	LEAQ    1(AX), BX
+	CMPQ    BX, $64
+	JA      litHuge
+	LEAQ    (R15)(BX*1), SI
+	MOVBQZX (SI), CX
+	JMP     lit
+
 litHuge:
 	// The caller checks the bounds and moves it.
+	MOVQ R15, SI
 	MOVQ BX, n+88(FP)
 	JMP  ret
 
-copy:
-	// Copy of BX (1 to 64) bytes from AX back: offset = extra bytes +
-	// the 1-byte-offset copy's high bits; 1 <= offset <= output so far.
-	ANDL $0x700, DX
-	ADDQ DX, AX
-	JZ   corrupt
-	MOVQ DI, CX
-	SUBQ R8, CX
-	CMPQ AX, CX
-	JA   corrupt
-	MOVQ DI, DX
-	SUBQ AX, DX
-	CMPQ AX, $16
-	JB   shortOffset
+copyTag:
+	// Copy: next tag after 1 + 1, 2 or 4 bytes.
+	CMPL    BX, $3
+	JEQ     copy4
+	LEAQ    1(SI)(BX*1), SI
+	MOVBQZX (SI), CX
+	JMP     copyFields
+
+copy4:
+	ADDQ    $5, SI
+	MOVBQZX (SI), CX
+
+copyFields:
+	// BX = length (1 to 64), AX = offset: the extra bytes + the
+	// 1-byte-offset copy's high bits; 1 <= offset <= output so far.
+	MOVBQZX DX, BX
+	ANDL    $0x700, DX
+	ADDQ    DX, AX
+	JZ      corrupt
+	MOVQ    DI, R15
+	SUBQ    R8, R15
+	CMPQ    AX, R15
+	JA      corrupt
+	MOVQ    DI, DX
+	SUBQ    AX, DX
+	CMPQ    AX, $16
+	JB      shortOffset
 
 	// Offset >= 16: each 16-byte word read was written before (by an
 	// earlier element or an earlier store here).
@@ -116,18 +150,18 @@ shortOffset:
 
 	// 8 <= offset < 16, length <= 16: two 8-byte words, the second read
 	// after the first is written.
-	MOVQ (DX), CX
-	MOVQ CX, (DI)
-	MOVQ 8(DX), CX
-	MOVQ CX, 8(DI)
+	MOVQ (DX), R15
+	MOVQ R15, (DI)
+	MOVQ 8(DX), R15
+	MOVQ R15, 8(DI)
 	ADDQ BX, DI
 	JMP  loop
 
 double:
 	// Offset < 8: copy the pattern onto itself until the distance from
 	// DX to DI is at least 8; BX may go negative (the copy was shorter).
-	MOVQ (DX), CX
-	MOVQ CX, (DI)
+	MOVQ (DX), R15
+	MOVQ R15, (DI)
 	ADDQ AX, DI
 	SUBQ AX, BX
 	ADDQ AX, AX
@@ -135,17 +169,17 @@ double:
 	JB   double
 
 copy8:
-	// 8-byte words from DX to CX; DI is set to the end first.
-	MOVQ DI, CX
+	// 8-byte words from DX to R15; DI is set to the end first.
+	MOVQ DI, R15
 	ADDQ BX, DI
 
 copy8Loop:
 	CMPQ BX, $0
 	JLE  loop
 	MOVQ (DX), AX
-	MOVQ AX, (CX)
+	MOVQ AX, (R15)
 	ADDQ $8, DX
-	ADDQ $8, CX
+	ADDQ $8, R15
 	SUBQ $8, BX
 	JMP  copy8Loop
 
