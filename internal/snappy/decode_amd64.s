@@ -148,12 +148,14 @@ shortOffset:
 	CMPQ BX, $16
 	JA   copy8
 
-	// 8 <= offset < 16, length <= 16: two 8-byte words, the second read
-	// after the first is written.
+	// 8 <= offset < 16, length <= 16: the pattern's first and last 8
+	// bytes, loaded from below DI only, stored at 0, offset-8 and offset.
 	MOVQ (DX), R15
+	MOVQ -8(DI), CX
 	MOVQ R15, (DI)
-	MOVQ 8(DX), R15
-	MOVQ R15, 8(DI)
+	MOVQ CX, -8(DI)(AX*1)
+	MOVQ R15, (DI)(AX*1)
+	MOVBQZX (SI), CX
 	ADDQ BX, DI
 	JMP  loop
 
