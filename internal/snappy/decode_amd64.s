@@ -4,9 +4,10 @@
 
 // func decodeFast(dst, src []byte, d, s int, tab *[256]uint64) (dOut, sOut, n int)
 //
-// Registers: R8 dst base, R10 dst end, R9 last DI of the fast loop; R11 src
-// base, R13 src end, R12 last SI of the fast loop; DI, SI the cursors; R14
-// the tag table. The caller guarantees the loop is entered with room (the
+// Registers: R8 dst base, R9 last DI of the fast loop; R11 src base, R12
+// last SI of the fast loop; DI, SI the cursors; CX the tag at SI; R14 the
+// tag table; R10 and R13 (the ends of dst and src) are free after the
+// start. The caller guarantees the loop is entered with room (the
 // limits cannot underflow).
 TEXT ·decodeFast(SB), NOSPLIT, $0-96
 	MOVQ dst_base+0(FP), R8
@@ -120,15 +121,39 @@ copyFields:
 	JA      corrupt
 	MOVQ    DI, DX
 	SUBQ    AX, DX
-	CMPQ    AX, $16
-	JB      shortOffset
+	CMPQ    BX, $16
+	JA      copyLong
+	CMPQ    AX, $8
+	JB      double
 
-	// Offset >= 16: each 16-byte word read was written before (by an
-	// earlier element or an earlier store here).
+	// Length <= 16, offset >= 8, one path for every offset (wide's
+	// pages alternate offsets 8 and 16-64 at random: a branch between
+	// them was mispredicted) and no load of a byte stored here (that
+	// stalled on store forwarding: numeric's copies, offsets 8-15).
+	// A, C = the 16 bytes at DX, stored at 0 and 8; then A again at
+	// k = min(offset, 16). For an offset below 16, C's bytes from
+	// offset-8 on were read at or beyond DI (not yet the copy's), and A
+	// at offset writes the pattern over them; for 16 and up A lands
+	// past the copy's 16 bytes, in slack the next elements overwrite.
+	MOVQ    (DX), R15
+	MOVQ    8(DX), R13
+	MOVQ    $16, DX
+	CMPQ    AX, DX
+	CMOVQCS AX, DX
+	MOVQ    R15, (DI)
+	MOVQ    R13, 8(DI)
+	MOVQ    R15, (DI)(DX*1)
+	ADDQ    BX, DI
+	JMP     loop
+
+copyLong:
+	CMPQ AX, $16
+	JB   shortOffset
+
+	// Offset >= 16, length 17 to 64: each 16-byte word read was written
+	// before (by an earlier element or an earlier store here).
 	MOVOU (DX), X0
 	MOVOU X0, (DI)
-	CMPQ  BX, $16
-	JBE   copyDone
 	MOVOU 16(DX), X1
 	MOVOU X1, 16(DI)
 	CMPQ  BX, $32
@@ -144,20 +169,7 @@ copyDone:
 
 shortOffset:
 	CMPQ AX, $8
-	JB   double
-	CMPQ BX, $16
-	JA   copy8
-
-	// 8 <= offset < 16, length <= 16: the pattern's first and last 8
-	// bytes, loaded from below DI only, stored at 0, offset-8 and offset.
-	MOVQ (DX), R15
-	MOVQ -8(DI), CX
-	MOVQ R15, (DI)
-	MOVQ CX, -8(DI)(AX*1)
-	MOVQ R15, (DI)(AX*1)
-	MOVBQZX (SI), CX
-	ADDQ BX, DI
-	JMP  loop
+	JAE  copy8
 
 double:
 	// Offset < 8: copy the pattern onto itself until the distance from
