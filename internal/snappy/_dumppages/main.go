@@ -1,6 +1,8 @@
-// Command _dumppages writes the Snappy page bodies of a Parquet file as a
-// sequence of (uvarint length, block) records, for the decode benchmarks of
-// internal/snappy (ARROWPQ_SNAPPY_PAGES). Not part of the build (leading _).
+// Command _dumppages writes the compressed page bodies of a Parquet file as
+// a sequence of (uvarint length, body) records, for the decode benchmarks
+// of internal/snappy (ARROWPQ_SNAPPY_PAGES): go run
+// ./internal/snappy/_dumppages in.parquet out.pages maxBytes [codec]
+// (codec SNAPPY by default, or ZSTD, ...). Not part of the build (leading _).
 package main
 
 import (
@@ -18,6 +20,12 @@ import (
 func main() {
 	in, out := os.Args[1], os.Args[2]
 	limit, _ := strconv.Atoi(os.Args[3]) // compressed bytes
+	codec := format.CompressionCodec_SNAPPY
+	if len(os.Args) > 4 {
+		c, err := format.CompressionCodecFromString(os.Args[4])
+		check(err)
+		codec = c
+	}
 	f, err := os.Open(in)
 	check(err)
 	st, _ := f.Stat()
@@ -30,7 +38,7 @@ func main() {
 	for _, rg := range md.Meta.RowGroups {
 		for _, cc := range rg.Columns {
 			m := cc.MetaData
-			if m.Codec != format.CompressionCodec_SNAPPY {
+			if m.Codec != codec {
 				continue
 			}
 			start := m.DataPageOffset
