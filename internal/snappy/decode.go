@@ -93,7 +93,14 @@ func decodeGeneric(dst, src []byte, d, s int) bool {
 				return false
 			}
 			length = int(x) + 1
-			copy(dst[d:d+length], src[s:s+length])
+			if length <= 16 && len(src)-s >= 16 && len(dst)-d >= 16 {
+				// Two 8-byte moves instead of a memmove call; the
+				// bytes past length are overwritten by what follows.
+				binary.LittleEndian.PutUint64(dst[d:], binary.LittleEndian.Uint64(src[s:]))
+				binary.LittleEndian.PutUint64(dst[d+8:], binary.LittleEndian.Uint64(src[s+8:]))
+			} else {
+				copy(dst[d:d+length], src[s:s+length])
+			}
 			d += length
 			s += length
 			continue
@@ -125,6 +132,14 @@ func decodeGeneric(dst, src []byte, d, s int) bool {
 		}
 		if offset <= 0 || offset > d || length > len(dst)-d {
 			return false
+		}
+		if offset >= 8 && length <= 16 && len(dst)-d >= 16 {
+			// Two 8-byte moves, the second read after the first is
+			// written (it may overlap it).
+			binary.LittleEndian.PutUint64(dst[d:], binary.LittleEndian.Uint64(dst[d-offset:]))
+			binary.LittleEndian.PutUint64(dst[d+8:], binary.LittleEndian.Uint64(dst[d-offset+8:]))
+			d += length
+			continue
 		}
 		out := dst[d : d+length]
 		if offset >= length {
