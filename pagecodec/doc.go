@@ -13,7 +13,10 @@
 //   - [PageReader] walks the pages of a column chunk held in memory: it
 //     parses each Thrift header, checks sizes and the CRC, decompresses and
 //     splits levels from values ([Page]). [PageWriter] does the reverse.
-//   - [Decompressor] and [Compressor] wrap the codecs.
+//   - [Decompressor] and [Compressor] wrap the codecs. SNAPPY pages are
+//     decoded by our own decoder (internal/snappy, 1.3-1.6x
+//     golang/snappy's speed on lineitem and strings pages) and encoded by
+//     golang/snappy or klauspost's s2.
 //   - One decoder type per encoding ([PlainDecoder],
 //     [DictIndexDecoder], [RLEBooleanDecoder], [DeltaBinaryPackedDecoder],
 //     [DeltaLengthByteArrayDecoder], [DeltaByteArrayDecoder],
