@@ -2,9 +2,10 @@
 
 package snappy
 
-// The assembly loop runs while this much room is left: a tag, 4 bytes
-// after it and a 64-byte literal in src; 64 bytes of a copy plus the 8 it
-// may overshoot by in dst (decode_amd64.s).
+// The assembly loop runs while this much room is left (decode_amd64.s,
+// which has the numbers too): in src a tag, 4 bytes after it and a 64-byte
+// move, 69 bytes; in dst a copy of 64 bytes at an offset below 8, done in
+// 8-byte words, writes up to 71. TestGuardPages faults with 68 for src.
 const (
 	fastSrcRoom = 72
 	fastDstRoom = 80
