@@ -3,8 +3,11 @@ package arrowpq
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
 // countingReaderAt records the ReadAt calls made on it and fails those
@@ -57,15 +60,16 @@ func TestAppendPieces(t *testing.T) {
 	}
 }
 
-// TestOneReadPerRowGroup: without parallelism the reader makes one ReadAt
-// per row group for the projected columns (neighbouring chunks coalesced),
-// and reads no chunk twice.
+// TestOneReadPerRowGroup: reading whole chunks (ChunkWindow < 0) and
+// without parallelism, the reader makes one ReadAt per row group for the
+// projected columns (neighbouring chunks coalesced), and reads no chunk
+// twice.
 func TestOneReadPerRowGroup(t *testing.T) {
 	data, src := poolTestFile(t, 20_000) // two row groups
 	defer src.Release()
 	for _, cols := range [][]string{nil, {"i", "l"}, {"s"}} {
 		c := &countingReaderAt{r: bytes.NewReader(data)}
-		r, err := NewReader(c, int64(len(data)), &ReadOptions{Columns: cols, Parallelism: 1, BatchSize: 3000})
+		r, err := NewReader(c, int64(len(data)), &ReadOptions{Columns: cols, Parallelism: 1, BatchSize: 3000, ChunkWindow: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,6 +92,96 @@ func TestOneReadPerRowGroup(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWindowedReads: reading chunks in windows, each ReadAt stays within
+// one chunk and reads at most a window (or a page and its header, when
+// larger), and every byte of the projected chunks is read once: the start
+// of a page cut by the end of a window is kept, not read again.
+func TestWindowedReads(t *testing.T) {
+	data, src := poolTestFile(t, 20_000) // two row groups
+	defer src.Release()
+	for _, window := range []int{0, 64 << 10, 4096, 100} {
+		for _, par := range []int{1, 2} {
+			for _, cols := range [][]string{nil, {"i", "l"}, {"s"}} {
+				c := &countingReaderAt{r: bytes.NewReader(data)}
+				r, err := NewReader(c, int64(len(data)), &ReadOptions{Columns: cols, Parallelism: par, BatchSize: 3000, ChunkWindow: window})
+				if err != nil {
+					t.Fatal(err)
+				}
+				footerCalls := len(c.calls)
+				var chunks []chunkRange
+				maxPage := 0 // header and body
+				for rg := range r.file.Meta.RowGroups {
+					cr, _, _, err := r.chunkLayout(rg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					chunks = append(chunks, cr...)
+					for _, ch := range cr {
+						var pr pagecodec.PageReader
+						pr.Reset(data[ch.offset:ch.end], 0, pagecodec.PageReaderOptions{})
+						for {
+							start := pr.Offset()
+							if _, err := pr.NextHeader(); err != nil {
+								break
+							}
+							pr.Skip()
+							maxPage = max(maxPage, pr.Offset()-start)
+						}
+					}
+				}
+				for r.Next() {
+				}
+				if err := r.Err(); err != nil {
+					t.Fatal(err)
+				}
+				r.Close()
+				name := fmt.Sprintf("window %d, parallelism %d, columns %v", window, par, cols)
+				calls := c.calls[footerCalls:]
+				covered := make(map[int64]int)
+				for _, call := range calls {
+					in := false
+					for _, ch := range chunks {
+						in = in || call[0] >= ch.offset && call[0]+call[1] <= ch.end
+					}
+					if !in {
+						t.Errorf("%s: read %v is not inside one chunk", name, call)
+					}
+					if call[1] > int64(max(window, DefaultChunkWindow*b2i(window == 0), maxPage)) {
+						t.Errorf("%s: read %v larger than the window and the pages", name, call)
+					}
+					for o := call[0]; o < call[0]+call[1]; o++ {
+						covered[o]++
+					}
+				}
+				var want, twice int64
+				for _, ch := range chunks {
+					want += ch.end - ch.offset
+					for o := ch.offset; o < ch.end; o++ {
+						switch covered[o] {
+						case 0:
+							t.Fatalf("%s: byte %d of chunk %v not read", name, o, ch)
+						case 1:
+						default:
+							twice++
+						}
+					}
+				}
+				if twice > 0 {
+					t.Errorf("%s: %d bytes read twice in %d reads", name, twice, len(calls))
+				}
+				t.Logf("%s: %d reads of %d chunk bytes", name, len(calls), want)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestReadErrorSaysWhere: a failing ReadAt, with parallel pieces or not,

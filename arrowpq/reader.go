@@ -91,12 +91,14 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
 	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
+	orig := src
 	counter := &byteCounter{r: src}
 	src = counter
 	file, dec, err := readFooter(src, size, &opts) // decrypt.go
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
+	opts.chunks = newChunkSource(src, file, &opts, dec != nil || isRangeSource(orig))
 	plan, err := newReadPlan(file, &opts)
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}

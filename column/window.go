@@ -1,0 +1,112 @@
+package column
+
+import (
+	"fmt"
+	"io"
+)
+
+// Reading a chunk in windows ([Chunk.Source]).
+//
+// A chunk given by its Source rather than its Data is read a window at a
+// time: the page reader asks for the bytes of the next page header, and
+// for the page body when the window ends before it; a window holds
+// ReaderOptions.Window bytes (the rest of the chunk when less, a page's
+// header and body when more). The memory a chunk holds is then one window
+// (two when read ahead: the read-ahead task has its own) instead of the
+// chunk, and the window buffers are lent between the readers of one caller
+// through ReaderOptions.Windows as page buffers are (BufferCache): taken at
+// the first read of a chunk, given back at its end.
+//
+// A window is refilled in place, so a page aliasing it (an UNCOMPRESSED
+// chunk's values, a DATA_PAGE_V2's level sections) is valid until the next
+// page is read, which is what pagecodec.Page promises anyway. Pages read
+// ahead stay in their slots while the task reads on: its page reader
+// copies what would alias its window (pagecodec.PageReaderOptions.CopyStored).
+
+// DefaultWindow is the window of a chunk read from its Source when
+// ReaderOptions.Window is 0.
+const DefaultWindow = 1 << 20
+
+// window is a pagecodec.Source over a chunk in a file.
+type window struct {
+	src    io.ReaderAt
+	offset int64 // file offset of the chunk
+	size   int
+	want   int // bytes read at once
+	cache  *BufferCache
+	buf    []byte
+	// buf[:held] holds the chunk's bytes from chunk offset start.
+	start, held int
+}
+
+// reset starts chunk c; the buffer is kept (or stays in the cache).
+func (w *window) reset(c *Chunk, want int, cache *BufferCache) {
+	w.src, w.offset, w.size, w.want, w.cache = c.Source, c.FileOffset, int(c.Size), want, cache
+	w.held = 0
+}
+
+// Window returns the chunk from off on: n bytes, or up to the window size
+// when that is more, never past the chunk's end. Bytes from off on that
+// the window holds already (the start of a page cut by the window's end)
+// are moved to the front rather than read again.
+func (w *window) Window(off, n int) ([]byte, error) {
+	k := min(max(n, w.want), w.size-off)
+	if k < n || off < 0 {
+		return nil, fmt.Errorf("column: window of %d bytes at %d outside a chunk of %d: %w", n, off, w.size, errCorrupt)
+	}
+	keep := 0
+	if off >= w.start && off < w.start+w.held {
+		keep = min(w.start+w.held-off, k)
+	}
+	if cap(w.buf) < k {
+		var old []byte
+		if keep > 0 {
+			old = w.buf[off-w.start : off-w.start+keep]
+		}
+		var b []byte
+		if w.cache != nil {
+			b = w.cache.take(k)
+		}
+		if cap(b) < k {
+			// Bounded: k is at most the chunk's size (checked against the
+			// file by the caller) and, beyond the window, a page's
+			// header and body (checked against the maximum page size).
+			if w.cache != nil {
+				w.cache.give(b)
+			}
+			b = make([]byte, k)
+		}
+		copy(b[:cap(b)], old)
+		w.give()
+		w.buf = b
+	} else if keep > 0 && off > w.start {
+		copy(w.buf[:keep], w.buf[off-w.start:off-w.start+keep])
+	}
+	b := w.buf[:k]
+	w.start, w.held = off, 0
+	pos := w.offset + int64(off+keep)
+	if m, err := w.src.ReadAt(b[keep:], pos); m < k-keep {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("read %d bytes at offset %d: %w", k-keep, pos, err)
+	}
+	w.held = k
+	return b, nil
+}
+
+// give returns the buffer to the cache, or drops it without one.
+func (w *window) give() {
+	if w.buf != nil && w.cache != nil {
+		w.cache.give(w.buf)
+	}
+	w.buf, w.held = nil, 0
+}
+
+// release ends the chunk's use of the buffer: back to the cache, or kept
+// for the next chunk without one.
+func (w *window) release() {
+	if w.cache != nil {
+		w.give()
+	}
+}
