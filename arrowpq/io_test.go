@@ -4,9 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
 	"github.com/arrowpq/arrowpq/pagecodec"
 )
 
@@ -237,6 +244,89 @@ func TestOrderByWork(t *testing.T) {
 	for i := 1; i < len(order); i++ {
 		if size(order[i-1]) < size(order[i]) {
 			t.Errorf("order %v: field %d (%d bytes) before field %d (%d bytes)", order, order[i-1], size(order[i-1]), order[i], size(order[i]))
+		}
+	}
+}
+
+// corpusDir holds the shared corpora (as sharedTestdata of the external tests).
+const corpusDir = "../../shared/testdata"
+
+// TestChunkWindowsMatchWhole reads every file of the shared corpora (bad
+// files included) and a file of two row groups with large string chunks
+// with whole chunks (ChunkWindow < 0) and in windows of every size (1
+// byte, smaller than a page, about a page, the default), serially and in
+// parallel: the same batches, and the same error.
+func TestChunkWindowsMatchWhole(t *testing.T) {
+	testshared.Need(t, corpusDir)
+	type input struct {
+		name string
+		data []byte
+	}
+	var inputs []input
+	for _, tree := range []string{"parquet-testing", "arrow-testing"} {
+		root := filepath.Join(corpusDir, tree)
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil || len(b) > 8<<20 {
+				return err
+			}
+			inputs = append(inputs, input{strings.TrimPrefix(p, root+"/"), b})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, src := poolTestFile(t, 20_000)
+	defer src.Release()
+	inputs = append(inputs, input{"poolTestFile", data})
+	read := func(data []byte, opts ReadOptions) ([]arrow.RecordBatch, error) {
+		r, err := NewReader(bytes.NewReader(data), int64(len(data)), &opts)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		var out []arrow.RecordBatch
+		for r.Next() {
+			rec := r.RecordBatch()
+			rec.Retain()
+			out = append(out, rec)
+		}
+		return out, r.Err()
+	}
+	release := func(recs []arrow.RecordBatch) {
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+	for i, in := range inputs {
+		for _, par := range []int{1, 2} {
+			opts := ReadOptions{Parallelism: par, BatchSize: []int{0, 1000, 77}[i%3]}
+			opts.ChunkWindow = -1
+			want, wantErr := read(in.data, opts)
+			for _, w := range []int{1, 97, 4096, 0} {
+				opts.ChunkWindow = w
+				got, err := read(in.data, opts)
+				name := fmt.Sprintf("%s window %d parallelism %d", in.name, w, par)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+					t.Errorf("%s: error %v, in whole chunks %v", name, err, wantErr)
+				}
+				if len(got) != len(want) {
+					t.Errorf("%s: %d batches, in whole chunks %d", name, len(got), len(want))
+				} else {
+					for k := range got {
+						if !array.RecordEqual(got[k], want[k]) && !array.RecordApproxEqual(got[k], want[k], array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
+							t.Errorf("%s: batch %d differs", name, k)
+							break
+						}
+					}
+				}
+				release(got)
+			}
+			release(want)
 		}
 	}
 }

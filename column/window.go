@@ -71,13 +71,11 @@ func (w *window) Window(off, n int) ([]byte, error) {
 			// Bounded: k is at most the chunk's size (checked against the
 			// file by the caller) and, beyond the window, a page's
 			// header and body (checked against the maximum page size).
-			if w.cache != nil {
-				w.cache.give(b)
-			}
+			// A buffer too small is dropped, as BufferCache wants, so
+			// that the cache holds no more buffers than readers.
 			b = make([]byte, k)
 		}
 		copy(b[:cap(b)], old)
-		w.give()
 		w.buf = b
 	} else if keep > 0 && off > w.start {
 		copy(w.buf[:keep], w.buf[off-w.start:off-w.start+keep])
