@@ -171,6 +171,9 @@ func (r *Reader) readSlot(s *slot) (last bool) {
 	pr.SwapBuffer(s.buf)
 	p, err := pr.Read()
 	s.buf = pr.SwapBuffer(nil)
+	if err == nil && r.aheadWin.src != nil {
+		r.aheadWin.park(pr.Offset()) // CopyStored: nothing aliases it
+	}
 	if err != nil {
 		s.readErr = err
 		r.out <- s

@@ -35,33 +35,48 @@ type window struct {
 	want   int // bytes read at once
 	cache  *BufferCache
 	buf    []byte
-	// buf[:held] holds the chunk's bytes from chunk offset start.
+	// The window holds the chunk's bytes [start, start+held): in buf, or
+	// in stash when parked (its buffer given back to the cache).
 	start, held int
+	parked      bool
+	stash       []byte
 }
+
+// headerRoom is read past what a page body needs, when the window is not
+// larger anyway, so that the next page's header comes with the body.
+const headerRoom = 4 << 10
 
 // reset starts chunk c; the buffer is kept (or stays in the cache).
 func (w *window) reset(c *Chunk, want int, cache *BufferCache) {
 	w.src, w.offset, w.size, w.want, w.cache = c.Source, c.FileOffset, int(c.Size), want, cache
-	w.held = 0
+	w.held, w.parked = 0, false
 }
 
 // Window returns the chunk from off on: n bytes, or up to the window size
 // when that is more, never past the chunk's end. Bytes from off on that
-// the window holds already (the start of a page cut by the window's end)
-// are moved to the front rather than read again.
+// the window holds already (the start of a page cut by the window's end,
+// the next header kept while parked) are moved to the front rather than
+// read again.
 func (w *window) Window(off, n int) ([]byte, error) {
-	k := min(max(n, w.want), w.size-off)
+	if !w.parked && off >= w.start && off+n <= w.start+w.held && n >= 0 {
+		return w.buf[off-w.start : w.held], nil
+	}
+	k := min(max(n+headerRoom, w.want), w.size-off)
 	if k < n || off < 0 {
 		return nil, fmt.Errorf("column: window of %d bytes at %d outside a chunk of %d: %w", n, off, w.size, errCorrupt)
+	}
+	held := w.buf
+	if w.parked {
+		held = w.stash
 	}
 	keep := 0
 	if off >= w.start && off < w.start+w.held {
 		keep = min(w.start+w.held-off, k)
 	}
-	if cap(w.buf) < k {
+	if w.parked || cap(w.buf) < k {
 		var old []byte
 		if keep > 0 {
-			old = w.buf[off-w.start : off-w.start+keep]
+			old = held[off-w.start : off-w.start+keep]
 		}
 		var b []byte
 		if w.cache != nil {
@@ -76,7 +91,7 @@ func (w *window) Window(off, n int) ([]byte, error) {
 			b = make([]byte, k)
 		}
 		copy(b[:cap(b)], old)
-		w.buf = b
+		w.buf, w.parked = b, false
 	} else if keep > 0 && off > w.start {
 		copy(w.buf[:keep], w.buf[off-w.start:off-w.start+keep])
 	}
@@ -93,12 +108,28 @@ func (w *window) Window(off, n int) ([]byte, error) {
 	return b, nil
 }
 
+// park gives the buffer back to the cache between two pages when what it
+// holds from pos (the next page's header) on is no more than headerRoom:
+// that is kept aside, and the next Window takes a buffer again. Readers
+// whose pages fill their windows (pages of a window's size or more) then
+// share a few buffers instead of holding one each. Only after a page whose
+// bytes do not alias the window (decompressed, or copied: CopyStored).
+func (w *window) park(pos int) {
+	if w.cache == nil || w.parked || w.buf == nil || pos < w.start || w.start+w.held-pos > headerRoom {
+		return
+	}
+	w.stash = append(w.stash[:0], w.buf[pos-w.start:w.held]...)
+	w.cache.give(w.buf)
+	w.buf = nil
+	w.start, w.held, w.parked = pos, len(w.stash), true
+}
+
 // give returns the buffer to the cache, or drops it without one.
 func (w *window) give() {
 	if w.buf != nil && w.cache != nil {
 		w.cache.give(w.buf)
 	}
-	w.buf, w.held = nil, 0
+	w.buf, w.held, w.parked = nil, 0, false
 }
 
 // release ends the chunk's use of the buffer: back to the cache, or kept
@@ -107,4 +138,5 @@ func (w *window) release() {
 	if w.cache != nil {
 		w.give()
 	}
+	w.held, w.parked = 0, false
 }

@@ -88,7 +88,9 @@ type Source interface {
 	// Window returns the chunk's bytes from chunk offset off on: at least
 	// n of them (the caller never asks past the chunk's end), and more
 	// when the source reads ahead. The bytes stay valid until the next
-	// call; a failure to read them is the error.
+	// call, or until the page read from them is done; a failure to read
+	// them is the error. The reader asks for the bytes of every header
+	// and body, also when an earlier window holds them.
 	Window(off, n int) ([]byte, error)
 }
 
@@ -195,11 +197,17 @@ func (r *PageReader) ResetSource(src Source, size int, codec format.CompressionC
 // many bytes, up to maxHeaderSize.
 const headerProbe = 4 << 10
 
+// headerMin is the least a header is first parsed in: more than most
+// headers take, statistics included.
+const headerMin = 1 << 10
+
 // window returns the chunk's bytes [pos, pos+n), which lie inside the
 // chunk, asking the source for them when the current window does not hold
 // them.
 func (r *PageReader) window(pos, n int) ([]byte, error) {
-	if pos < r.base || pos+n > r.base+len(r.chunk) {
+	// From a source, asked every time: the source may have lent its
+	// buffer out between two pages.
+	if r.src != nil {
 		w, err := r.src.Window(pos, n)
 		if err == nil && len(w) < n {
 			err = errors.New("pagecodec: Source returned a short window")
@@ -273,16 +281,14 @@ func (r *PageReader) NextHeader() (*format.PageHeader, error) {
 func (r *PageReader) header(limit int) (*format.PageHeader, int, error) {
 	n := limit
 	if r.src != nil {
-		if r.pos < r.base || r.pos >= r.base+len(r.chunk) {
-			// A new window from the header on, as large as the source
-			// reads.
-			if _, err := r.window(r.pos, 1); err != nil {
-				return nil, 0, err
-			}
+		// What the source holds or reads from the header on, at least
+		// headerMin bytes: a header that does not fit is parsed again
+		// below (a failed parse allocates its error).
+		w, err := r.window(r.pos, min(limit, headerMin))
+		if err != nil {
+			return nil, 0, err
 		}
-		// The rest of the window, however short: a header that does not
-		// fit is parsed again below.
-		n = min(limit, r.base+len(r.chunk)-r.pos)
+		n = min(limit, len(w))
 	}
 	for {
 		src, err := r.window(r.pos, n)
