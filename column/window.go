@@ -86,11 +86,24 @@ func (w *window) Window(off, n int) ([]byte, error) {
 			// Bounded: k is at most the chunk's size (checked against the
 			// file by the caller) and, beyond the window, a page's
 			// header and body (checked against the maximum page size).
-			// A buffer too small is dropped, as BufferCache wants, so
-			// that the cache holds no more buffers than readers.
-			b = make([]byte, k)
+			// A new buffer has room for a whole window (or the chunk),
+			// so that the windows near a chunk's end make no small ones,
+			// and an eighth more for a page larger than the window, so
+			// that slightly larger pages do not make new ones.
+			if w.cache != nil {
+				w.cache.give(b)
+			}
+			room := max(k, min(w.want+headerRoom, w.size))
+			if k > w.want {
+				room = min(k+k/8, max(w.size-off, k))
+			}
+			b = make([]byte, k, room)
 		}
 		copy(b[:cap(b)], old)
+		if !w.parked && w.cache != nil && w.buf != nil {
+			// Too small for this page, not for other readers' windows.
+			w.cache.give(w.buf)
+		}
 		w.buf, w.parked = b, false
 	} else if keep > 0 && off > w.start {
 		copy(w.buf[:keep], w.buf[off-w.start:off-w.start+keep])
