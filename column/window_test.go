@@ -227,3 +227,36 @@ func TestWindowBuffersShared(t *testing.T) {
 		t.Errorf("%.0f allocations reading 20 chunks in windows, %.0f from memory", fromSource, fromData)
 	}
 }
+
+// FuzzReadWindow reads hostile chunks (FuzzRead's seeds) from memory and
+// from a file in windows of a size taken from the input, serially and read
+// ahead, reads and skips interleaved: the same outcome.
+func FuzzReadWindow(f *testing.F) {
+	for i, s := range []spec{
+		{physical: parquet.Types.Int64, shape: optional, enc: parquet.Encodings.RLEDict, v2: true},
+		{physical: parquet.Types.ByteArray, shape: nested, enc: parquet.Encodings.DeltaByteArray},
+		{physical: parquet.Types.ByteArray, shape: optional, enc: parquet.Encodings.RLEDict},
+		{physical: parquet.Types.Int32, shape: nested, enc: parquet.Encodings.Plain, v2: true},
+	} {
+		s.pageSize, s.rows, s.seed = 128, 100, uint64(i)
+		s.codec = compress.Codecs.Snappy
+		_, chunk, _ := chunkOf(f, writeFile(f, s, generate(s)), false)
+		f.Add(uint8([]int{1, 4, 5, 9}[i]), uint8(chunk.Codec), uint8(i), uint16(i*37), chunk.Data)
+	}
+	var sp spawner
+	cache := new(column.BufferCache)
+	f.Fuzz(func(t *testing.T, which, codec, how uint8, window uint16, data []byte) {
+		col := fuzzColumns[int(which)%len(fuzzColumns)]
+		mem := column.Chunk{Data: data, Codec: format.CompressionCodec(codec % 8), NumRows: 100, FileOffset: 4}
+		src, _ := sourced(mem)
+		opts := column.ReaderOptions{MaxPageSize: 1 << 20, BatchRows: 64}
+		win := windowOptions(opts, 1+int(window), cache)
+		if how&0x40 != 0 {
+			win.Prefetch, win.Spawn, win.PrefetchMinBytes = 1+int(how%3), sp.spawn, 1
+		}
+		step := []int{1, 10, 64}[how/3%3]
+		skips := func(i int) bool { return how&0x80 != 0 && i%3 == 2 }
+		sameOutcome(t, "fuzz", readOutcome(col, src, win, step, skips), readOutcome(col, mem, opts, step, skips))
+		sp.settled(t, "after Close")
+	})
+}
