@@ -2,6 +2,7 @@ package arrowpq_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,8 @@ var readFileCorpus = []string{"alltypes_plain.parquet", "alltypes_dictionary.par
 // FuzzReadFile mutates small valid Parquet files byte by byte and reads
 // them to the end with every column: the reader must return data or an
 // error, never panic (nor recover one into ErrInternal), and stay within
-// the page size limit it is given.
+// the page size limit it is given; read in small windows, the same batches
+// and error as with whole chunks.
 //
 // The input is a corpus file index and a list of edits, not the file: the
 // fuzzer then mutates and minimizes a few bytes instead of a file of tens
@@ -52,7 +54,13 @@ func FuzzReadFile(f *testing.F) {
 		// A hostile file must not hang the reader: each read gets a few
 		// seconds.
 		done := make(chan error, 1)
-		go func() { done <- readFully(data) }()
+		go func() {
+			err := readFully(data)
+			if err == nil {
+				err = sameInWindows(data)
+			}
+			done <- err
+		}()
 		timer := time.NewTimer(10 * time.Second)
 		defer timer.Stop()
 		select {
@@ -130,4 +138,33 @@ func readFully(data []byte) error {
 		}
 	}
 	return badError(r.Err())
+}
+
+// sameInWindows reads data with whole chunks and in windows of 61 bytes
+// and reports a difference in the batches or the error.
+func sameInWindows(data []byte) error {
+	read := func(window int) (string, error) {
+		opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1, ChunkWindow: window}
+		r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), opts)
+		if err != nil {
+			return "", err
+		}
+		defer r.Close()
+		var sb strings.Builder
+		for r.Next() {
+			for _, c := range r.RecordBatch().Columns() {
+				sb.WriteString(c.String())
+			}
+		}
+		return sb.String(), r.Err()
+	}
+	whole, errWhole := read(-1)
+	win, errWin := read(61)
+	if fmt.Sprint(errWhole) != fmt.Sprint(errWin) {
+		return fmt.Errorf("in whole chunks: %v; in windows: %v", errWhole, errWin)
+	}
+	if whole != win {
+		return errors.New("the batches differ in windows")
+	}
+	return nil
 }

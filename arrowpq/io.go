@@ -1,11 +1,15 @@
 package arrowpq
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/objstore"
 )
 
 // coalesceGap is the largest hole between two column chunks that is read
@@ -18,6 +22,78 @@ const coalesceGap = 1 << 20
 // looks for files written before PARQUET-816, where total_compressed_size
 // left out part of the dictionary page (Arrow C++ pads the same way).
 const maxDictHeaderPad = 100
+
+// chunkSource has the leaves of a Reader read their column chunks from the
+// file a window at a time (column.Chunk.Source, ReadOptions.ChunkWindow)
+// rather than from a buffer holding the row group's chunks. A row group
+// then costs no read of its own: each leaf reads its chunk as it decodes
+// it, on the goroutine decoding it, and the compressed bytes held are a
+// window per leaf (lent between leaves: column.BufferCache) instead of the
+// row group's chunks (two row groups' with Parallelism > 1).
+//
+// Chosen for an io.ReaderAt (a local file: a ReadAt is a pread, whose
+// cost is the copy out of the page cache, paid once either way) and not
+// for a RangeSource, a filtered read or an encrypted file (newReader).
+type chunkSource struct {
+	src  io.ReaderAt
+	file *metadata.File
+	pad  bool // needsDictPad
+}
+
+// newChunkSource returns the chunk source of a read of file from src, or
+// nil when the chunks are read whole.
+func newChunkSource(src io.ReaderAt, file *metadata.File, opts *ReadOptions, whole bool) *chunkSource {
+	if whole || opts.ChunkWindow < 0 || opts.Filter != nil || opts.Rows != nil {
+		return nil
+	}
+	return &chunkSource{
+		src:  &ctxReaderAt{ctx: opts.Context, r: src},
+		file: file,
+		pad:  needsDictPad(file.CreatedBy()),
+	}
+}
+
+// size returns the length of the chunk of leaf in row group rg, which
+// starts at off (metadata.File.ChunkRange, checked by chunkLayout before
+// the leaves start the row group).
+func (c *chunkSource) size(rg, leaf int, off int64) int64 {
+	o, n, err := c.file.ChunkRange(rg, leaf)
+	if err != nil || o != off {
+		return 0
+	}
+	return chunkEnd(c.file, off, n, c.pad) - off
+}
+
+// chunkEnd is the end of the chunk of n bytes at off, padded as
+// maxDictHeaderPad says for old writers.
+func chunkEnd(file *metadata.File, off, n int64, pad bool) int64 {
+	end := off + n
+	if pad {
+		end = min(end+maxDictHeaderPad, file.FooterOffset)
+	}
+	return end
+}
+
+// isRangeSource reports whether src is read through ranged requests
+// (NewReaderFromSource), whose chunks are read whole.
+func isRangeSource(src io.ReaderAt) bool {
+	_, ok := src.(objstore.RangeSource)
+	return ok
+}
+
+// ctxReaderAt stops reading once its context is done, as readSpan does
+// before each read of whole chunks.
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(p, off)
+}
 
 // chunkRange is the byte range of one leaf column chunk.
 type chunkRange struct {
@@ -42,11 +118,7 @@ func (r *Reader) chunkLayout(rg int) ([]chunkRange, []span, int64, error) {
 			return nil, nil, 0, &Error{Op: "read", Path: r.path, RowGroup: rg, Column: r.file.Schema.Columns[leaf].DottedPath,
 				Page: -1, Offset: -1, Err: err}
 		}
-		end := off + n
-		if pad {
-			end = min(end+maxDictHeaderPad, r.file.FooterOffset)
-		}
-		ranges = append(ranges, chunkRange{leaf: leaf, offset: off, end: end})
+		ranges = append(ranges, chunkRange{leaf: leaf, offset: off, end: chunkEnd(r.file, off, n, pad)})
 	}
 	sort.Slice(ranges, func(i, j int) bool { return ranges[i].offset < ranges[j].offset })
 	var reads []span
@@ -84,6 +156,9 @@ func (r *Reader) readChunks(rg int) (map[int][]byte, error) {
 // placeChunks lays the column chunks of the selected leaves of row group
 // rg out in *buf and returns each leaf's bytes by leaf index and the
 // ReadAt calls that fill them, each span split split ways (appendPieces).
+// When the leaves read their chunks in windows (chunkSource) it only
+// checks the chunks' ranges and returns no bytes and no reads: the leaves
+// then get nil chunks and read from the file as they decode.
 // A *buf too small is replaced by one sized for the largest of rg and the
 // row groups ahead, so that it is not reallocated (and the old one left as
 // garbage) row group after row group.
@@ -91,6 +166,10 @@ func (r *Reader) placeChunks(rg int, buf *[]byte, ahead []int, split int) (map[i
 	ranges, reads, total, err := r.chunkLayout(rg)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.opts.chunks != nil {
+		*buf = nil
+		return map[int][]byte{}, nil, nil
 	}
 	// The ranges were checked against the file size by ChunkRange, so the
 	// total is bounded by the file.

@@ -61,6 +61,9 @@ type leafReader struct {
 	// the chunk holds only some pages (filterread.go).
 	locs   []*format.PageLocation
 	sparse *sparseChunk
+	// chunks, when set, reads the chunks in windows from the file: reset
+	// then gets no bytes (io.go).
+	chunks *chunkSource
 }
 
 // maxByteArrayData bounds the byte array data of one batch: the Arrow
@@ -72,6 +75,7 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 		col:       col,
 		batchRows: opts.BatchSize,
 		cr:        column.NewReader(col, columnOptions(opts, maxByteArrayData)),
+		chunks:    opts.chunks,
 	}
 	l.dense.cache = opts.scratch
 	l.flat = col.MaxDef == 1 && col.MaxRep == 0
@@ -94,6 +98,8 @@ func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
 		BatchRows:        opts.BatchSize,
 		MaxByteArrayData: maxData,
 		Buffers:          opts.pageBuffers,
+		Window:           opts.ChunkWindow,
+		Windows:          opts.windows,
 	}
 	if opts.prefetch != nil {
 		o.Prefetch, o.Spawn = prefetchPages, opts.prefetch.spawn
@@ -132,8 +138,13 @@ func (l *leafReader) ensureAssembler() error {
 // reset starts a new column chunk.
 func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.ColumnMetaData, numRows int64, assumeV2Compressed bool, dec column.Decryptor) {
 	l.rowGroup = rg
+	var src io.ReaderAt
+	var size int64
+	if chunk == nil && l.chunks != nil && l.sparse == nil {
+		src, size = l.chunks.src, l.chunks.size(rg, l.col.Index, fileOffset)
+	}
 	l.cr.Reset(column.Chunk{
-		Data: chunk, FileOffset: fileOffset, Codec: md.Codec,
+		Data: chunk, Source: src, Size: size, FileOffset: fileOffset, Codec: md.Codec,
 		NumValues: md.NumValues, NumRows: numRows,
 		AssumeV2Compressed: assumeV2Compressed,
 		Decryptor:          dec,
@@ -154,7 +165,7 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		// batch). The sizes come from the footer, so the guess is capped
 		// by the bytes actually read: a hostile footer must not make a
 		// small file allocate much.
-		limit := min(16*int64(len(chunk)), 64<<20)
+		limit := min(16*max(int64(len(chunk)), size), 64<<20)
 		perValue := min(max(md.TotalUncompressedSize, 0)/md.NumValues, limit)
 		l.dense.dataHint = int(min(mulSat(perValue, int64(l.batchRows)), limit))
 	}

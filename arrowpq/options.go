@@ -18,6 +18,9 @@ import (
 // ReadOptions.BatchSize is zero.
 const DefaultBatchSize = 64 << 10
 
+// DefaultChunkWindow is ReadOptions.ChunkWindow when it is zero.
+const DefaultChunkWindow = column.DefaultWindow
+
 // DefaultMaxPageSize bounds the uncompressed size of one page when
 // ReadOptions.MaxPageSize is zero: [pagecodec.DefaultMaxPageSize], the one
 // limit both layers share.
@@ -149,6 +152,19 @@ type ReadOptions struct {
 	// encrypted files as far as no key is needed: under a plaintext
 	// footer the columns that are not encrypted.
 	Decryption *encryption.DecryptionOptions
+	// ChunkWindow is how many bytes of a column chunk are read from the
+	// file at once. Each column reads its chunk window by window as it
+	// decodes, so that a Reader holds about a window (or a page, when
+	// larger) of compressed bytes per column instead of whole row groups'
+	// chunks: the memory of a read no longer grows with the row group.
+	// Zero means DefaultChunkWindow. A negative value reads each row
+	// group's chunks whole, with one ReadAt per run of neighbouring chunks:
+	// for an io.ReaderAt whose calls are expensive, such as a remote file
+	// that is not an [objstore.RangeSource]. Reads through a RangeSource
+	// (one request per row group is what object storage wants), filtered
+	// reads (Filter, Rows: they fetch only the pages they need) and
+	// encrypted files always read whole chunks.
+	ChunkWindow int
 
 	// pageBuffers lends page buffers between the leaves of one reader
 	// (set by normalized; column.BufferCache).
@@ -159,6 +175,12 @@ type ReadOptions struct {
 	// prefetch runs the leaves' page read-ahead (set by normalized when
 	// Parallelism > 1; prefetch.go).
 	prefetch *prefetchPool
+	// windows lends the chunk windows between the leaves of one reader
+	// (set by normalized; column.BufferCache).
+	windows *column.BufferCache
+	// chunks, when set (by newReader), has the leaves read their chunks in
+	// windows from the file (io.go).
+	chunks *chunkSource
 }
 
 // normalized returns o with defaults filled in, or an error for values
@@ -206,6 +228,7 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 		n.Allocator = freshAllocator{}
 	}
 	n.pageBuffers = new(column.BufferCache)
+	n.windows = new(column.BufferCache)
 	n.scratch = new(scratchCache)
 	if n.Parallelism > 1 {
 		n.prefetch = newPrefetchPool(n.Parallelism)

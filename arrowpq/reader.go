@@ -22,9 +22,10 @@ import (
 // for concurrent use; it decodes the columns of a batch in parallel itself
 // when ReadOptions.Parallelism allows.
 //
-// Memory: a Reader holds the compressed column chunks of one row group and
-// the batch being built; with Parallelism > 1, those of two row groups and
-// the batch after the one Next returns. The batch returned by RecordBatch is owned by the
+// Memory: a Reader holds a window of each column chunk being read
+// (ReadOptions.ChunkWindow; the compressed chunks of one row group, two
+// with Parallelism > 1, when reading whole chunks) and the batch being
+// built; with Parallelism > 1 also the batch after the one Next returns. The batch returned by RecordBatch is owned by the
 // Reader and released by the next call to Next or by Release/Close; Retain
 // it to keep it longer.
 type Reader struct {
@@ -91,12 +92,14 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: fmt.Errorf("options: %w", err)}
 	}
 	pool, _ := opts.Allocator.(*bufferPool) // set by normalized with RecycleBuffers
+	orig := src
 	counter := &byteCounter{r: src}
 	src = counter
 	file, dec, err := readFooter(src, size, &opts) // decrypt.go
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
+	opts.chunks = newChunkSource(src, file, &opts, dec != nil || isRangeSource(orig))
 	plan, err := newReadPlan(file, &opts)
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}

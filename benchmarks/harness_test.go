@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -175,8 +176,13 @@ func readPqarrow(b testing.TB, path string, parallel bool) int64 {
 }
 
 // readArrowpq streams path with arrowpq and returns the rows read.
+// benchChunkWindow is ReadOptions.ChunkWindow of readArrowpq, from
+// $ARROWPQ_BENCH_CHUNK_WINDOW (bytes; -1 reads whole row groups' chunks),
+// to compare window sizes in one binary.
+var benchChunkWindow, _ = strconv.Atoi(os.Getenv("ARROWPQ_BENCH_CHUNK_WINDOW"))
+
 func readArrowpq(b testing.TB, path string, parallel, recycle bool) int64 {
-	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, RecycleBuffers: recycle}
+	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, RecycleBuffers: recycle, ChunkWindow: benchChunkWindow}
 	if parallel {
 		opts.Parallelism = 0
 	}

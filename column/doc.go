@@ -52,6 +52,11 @@
 //     goroutine the caller provides ([ReaderOptions.Spawn]; the package
 //     starts none), with the serial read's values and errors;
 //     [Reader.Close] stops it.
+//   - Reading a chunk in windows ([Chunk.Source], window.go): a chunk not
+//     in memory is read from an io.ReaderAt a window at a time
+//     ([ReaderOptions.Window]), page header and body contiguous, window
+//     buffers lent between readers ([ReaderOptions.Windows]); the same
+//     pages, values and errors as from [Chunk.Data].
 //
 // # Errors
 //

@@ -66,6 +66,7 @@ type prefetcher struct {
 	free, out   chan *slot
 	held        *slot              // the slot of the current page
 	taken       pagecodec.Position // after the last page the decoder took
+	aheadWin    window             // ahead's window, for a chunk read from its Source
 
 	mu      sync.Mutex
 	running bool // a task runs (under mu)
@@ -81,7 +82,7 @@ func (r *Reader) canPrefetch(c Chunk) bool {
 		minBytes = DefaultPrefetchMinBytes
 	}
 	return r.opts.Prefetch > 0 && r.opts.Spawn != nil && c.Decryptor == nil && !c.Sparse &&
-		c.Codec != format.CompressionCodec_UNCOMPRESSED && len(c.Data) >= minBytes
+		c.Codec != format.CompressionCodec_UNCOMPRESSED && chunkSize(&c) >= minBytes
 }
 
 // startPrefetch spawns the first task of the chunk; false when the caller
@@ -99,7 +100,18 @@ func (r *Reader) startPrefetch() bool {
 	for _, s := range r.slots {
 		r.free <- s
 	}
-	r.ahead.Reset(r.pages.Chunk(), r.pages.Codec(), r.popts)
+	if r.win.src != nil {
+		// The task's own window; its pages copy what they would take
+		// from it, since it is refilled while the decoder holds them.
+		buf := r.aheadWin.buf
+		r.aheadWin = r.win
+		r.aheadWin.buf, r.aheadWin.held = buf, 0
+		opts := r.popts
+		opts.CopyStored = true
+		r.ahead.ResetSource(&r.aheadWin, r.chunkLen, r.pages.Codec(), opts)
+	} else {
+		r.ahead.Reset(r.pages.Chunk(), r.pages.Codec(), r.popts)
+	}
 	r.mu.Lock()
 	r.running, r.ended, r.stopped = true, false, false
 	r.mu.Unlock()
@@ -159,6 +171,9 @@ func (r *Reader) readSlot(s *slot) (last bool) {
 	pr.SwapBuffer(s.buf)
 	p, err := pr.Read()
 	s.buf = pr.SwapBuffer(nil)
+	if err == nil && r.aheadWin.src != nil {
+		r.aheadWin.park(pr.Offset()) // CopyStored: nothing aliases it
+	}
 	if err != nil {
 		s.readErr = err
 		r.out <- s
@@ -224,6 +239,7 @@ func (r *Reader) stopPrefetch() {
 	r.mu.Unlock()
 	r.tasks.Wait()
 	r.drain()
+	r.aheadWin.release()
 }
 
 // drain empties the slot channels; no task runs.
@@ -327,4 +343,5 @@ func (r *Reader) takeSlot(s *slot) error {
 // usable after a Reset.
 func (r *Reader) Close() {
 	r.handOff()
+	r.win.release()
 }

@@ -52,6 +52,15 @@ type ReaderOptions struct {
 	// or [Reader.FinishChunk]) and borrows one before the next page it
 	// reads. Nil: the reader keeps its own buffer.
 	Buffers *BufferCache
+	// Window is how many bytes of a chunk given by its [Chunk.Source] are
+	// read at once (a page's header and body when that is more); zero
+	// means [DefaultWindow]. See window.go.
+	Window int
+	// Windows, when set, lends the window buffers of chunks read from a
+	// Source between the readers of the caller, as Buffers lends page
+	// buffers: a reader takes one at the first read of a chunk and gives it
+	// back at the chunk's end. Nil: the reader keeps its own.
+	Windows *BufferCache
 }
 
 // Decryptor decrypts the modules of one column chunk (Parquet modular
@@ -66,6 +75,13 @@ type Chunk struct {
 	// Data holds the chunk's bytes, from its first page header (the
 	// dictionary page when there is one) to the end of its last page.
 	Data []byte
+	// Source, when Data is nil, holds the chunk instead: Size bytes from
+	// FileOffset, read a window at a time as the pages are read
+	// ([ReaderOptions.Window]), so that the chunk is never in memory whole.
+	// Not for Sparse chunks. Its ReadAt must be safe for concurrent use
+	// when the chunk is read ahead ([ReaderOptions.Prefetch]).
+	Source io.ReaderAt
+	Size   int64
 	// FileOffset is the file offset of Data[0]; errors and the offset
 	// index use file offsets.
 	FileOffset int64
@@ -121,6 +137,7 @@ type Reader struct {
 	sparse   bool // Chunk.Sparse
 	dataPage int  // data pages met so far in the chunk
 	err      error
+	win      window // the window of a chunk read from its Source
 
 	dict    dictionary
 	hasDict bool
@@ -182,7 +199,9 @@ func (r *Reader) Column() *metadata.Column { return r.col }
 // Reset starts reading chunk c. The dictionary of the previous chunk is
 // dropped.
 func (r *Reader) Reset(c Chunk) {
-	r.chunkLen = len(c.Data)
+	r.stopPrefetch()
+	r.win.release()
+	r.chunkLen = chunkSize(&c)
 	r.numRows = c.NumRows
 	r.locs = c.OffsetIndex
 	r.sparse = c.Sparse && c.OffsetIndex != nil
@@ -191,13 +210,37 @@ func (r *Reader) Reset(c Chunk) {
 	r.popts.FileOffset = c.FileOffset
 	r.popts.Decryptor = c.Decryptor
 	r.popts.AssumeV2Compressed = c.AssumeV2Compressed
-	r.stopPrefetch()
-	r.pages.Reset(c.Data, c.Codec, r.popts)
+	if windowed(&c) {
+		r.win.reset(&c, r.window(), r.opts.Windows)
+		r.pages.ResetSource(&r.win, r.chunkLen, c.Codec, r.popts)
+	} else {
+		r.win.src = nil
+		r.pages.Reset(c.Data, c.Codec, r.popts)
+	}
 	r.prefetching, r.started, r.held = r.canPrefetch(c), false, nil
 	r.hasDict = false
 	r.dict.N = 0
 	r.page = nil
 	r.pageLen, r.pagePos = 0, 0
+}
+
+// windowed reports whether chunk c is read from its Source.
+func windowed(c *Chunk) bool { return c.Data == nil && c.Source != nil && !c.Sparse }
+
+// chunkSize is the length of chunk c.
+func chunkSize(c *Chunk) int {
+	if windowed(c) {
+		return int(max(c.Size, 0))
+	}
+	return len(c.Data)
+}
+
+// window is the window size of chunks read from their Source.
+func (r *Reader) window() int {
+	if r.opts.Window > 0 {
+		return r.opts.Window
+	}
+	return DefaultWindow
 }
 
 // Location returns the ordinal and file offset of the page being read, or
@@ -329,6 +372,7 @@ func (r *Reader) borrowBuffer() {
 // endChunk gives the page buffer to ReaderOptions.Buffers at the end of
 // the chunk (no page is current; the next is read after a Reset).
 func (r *Reader) endChunk() {
+	r.win.release()
 	if r.opts.Buffers != nil && r.hasBuf {
 		b := r.pages.SwapBuffer(nil)
 		r.gaveCap = cap(b)
@@ -349,7 +393,7 @@ func (r *Reader) FinishChunk() {
 		}
 		return
 	}
-	if r.opts.Buffers != nil && r.page != nil && r.pagePos == r.pageLen && r.pages.Offset() == r.chunkLen {
+	if r.page != nil && r.pagePos == r.pageLen && r.pages.Offset() == r.chunkLen && (r.opts.Buffers != nil || r.win.src != nil) {
 		r.page = nil
 		r.endChunk()
 	}

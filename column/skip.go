@@ -254,6 +254,10 @@ func (r *Reader) readPage() (*pagecodec.Page, error) {
 		r.err = err
 		return nil, err
 	}
+	if r.win.src != nil && r.pages.Codec() != format.CompressionCodec_UNCOMPRESSED && p.Type != format.PageType_DATA_PAGE_V2 {
+		// The page is in the page buffer, not in the window.
+		r.win.park(r.pages.Offset())
+	}
 	r.pagesRead++
 	r.page = p
 	return p, nil

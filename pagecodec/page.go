@@ -73,12 +73,32 @@ type PageReaderOptions struct {
 	// Decryptor, when set, decrypts the header and body modules of an
 	// encrypted column chunk (see decrypt.go).
 	Decryptor Decryptor
+	// CopyStored has every page section stored as is (the level sections
+	// of a DATA_PAGE_V2, values stored uncompressed) copied into the
+	// reader's buffer instead of aliasing the chunk: the pages then stay
+	// valid while the reader goes on through a [Source] whose window is
+	// refilled in place, until the buffer is swapped out
+	// ([PageReader.SwapBuffer]) and reused.
+	CopyStored bool
+}
+
+// Source supplies the bytes of a column chunk that is not held in memory
+// whole ([PageReader.ResetSource]): a window of the chunk at a time.
+type Source interface {
+	// Window returns the chunk's bytes from chunk offset off on: at least
+	// n of them (the caller never asks past the chunk's end), and more
+	// when the source reads ahead. The bytes stay valid until the next
+	// call, or until the page read from them is done; a failure to read
+	// them is the error. The reader asks for the bytes of every header
+	// and body, also when an earlier window holds them.
+	Window(off, n int) ([]byte, error)
 }
 
 // Page is one page of a column chunk as returned by [PageReader.Next] or
 // [PageReader.Read]. Its byte slices alias either the chunk given to
-// [PageReader.Reset] or the reader's own buffers; they stay valid until the
-// next call of Next, NextHeader, Read, Skip or Reset on the reader.
+// [PageReader.Reset] (or the window of a [Source]) or the reader's own
+// buffers; they stay valid until the next call of Next, NextHeader, Read,
+// Skip, SkipTo or Reset on the reader.
 type Page struct {
 	// Type is DICTIONARY_PAGE, DATA_PAGE or DATA_PAGE_V2.
 	Type format.PageType
@@ -112,12 +132,20 @@ type Page struct {
 	Values []byte
 }
 
-// PageReader iterates the pages of one column chunk held in memory. The zero
-// value is ready after [PageReader.Reset]; a PageReader is reused across
-// chunks by calling Reset again and then allocates nothing but the Thrift
-// header per page in the steady state. It is not safe for concurrent use.
+// PageReader iterates the pages of one column chunk, held in memory
+// ([PageReader.Reset]) or read a window at a time from a [Source]
+// ([PageReader.ResetSource]). The zero value is ready after Reset; a
+// PageReader is reused across chunks by calling Reset again and then
+// allocates nothing but the Thrift header per page in the steady state. It
+// is not safe for concurrent use.
 type PageReader struct {
+	// chunk holds the chunk's bytes from chunk offset base on: the whole
+	// chunk (base 0), or the current window of src. size is the chunk's
+	// length.
 	chunk []byte
+	base  int
+	size  int
+	src   Source
 	codec format.CompressionCodec
 	opts  PageReaderOptions
 
@@ -148,8 +176,49 @@ func (r *PageReader) Reset(chunk []byte, codec format.CompressionCodec, opts Pag
 		opts.MaxPageSize = DefaultMaxPageSize
 	}
 	r.chunk, r.codec, r.opts = chunk, codec, opts
+	r.base, r.size, r.src = 0, len(chunk), nil
 	r.pos, r.ordinal, r.hdr, r.hdrPos, r.err = 0, 0, nil, -1, nil
 	r.dataPages = 0
+}
+
+// ResetSource starts reading a chunk of size bytes from src, whose pages
+// are compressed with codec. The reader asks src for a window holding the
+// next page header, then for one holding the page body when the window
+// ends before it: a page never needs more than its header and body in
+// memory. Errors of src are the reader's, located at the page.
+func (r *PageReader) ResetSource(src Source, size int, codec format.CompressionCodec, opts PageReaderOptions) {
+	r.Reset(nil, codec, opts)
+	r.src, r.size = src, size
+}
+
+// headerProbe is the least a header cut short by the end of a window is
+// parsed again in: more than the headers of real pages take (without
+// statistics ~30 bytes). A longer header is parsed again in twice as
+// many bytes, up to maxHeaderSize.
+const headerProbe = 4 << 10
+
+// headerMin is the least a header is first parsed in: more than most
+// headers take, statistics included.
+const headerMin = 1 << 10
+
+// window returns the chunk's bytes [pos, pos+n), which lie inside the
+// chunk, asking the source for them when the current window does not hold
+// them.
+func (r *PageReader) window(pos, n int) ([]byte, error) {
+	// From a source, asked every time: the source may have lent its
+	// buffer out between two pages.
+	if r.src != nil {
+		w, err := r.src.Window(pos, n)
+		if err == nil && len(w) < n {
+			err = errors.New("pagecodec: Source returned a short window")
+		}
+		if err != nil {
+			r.chunk, r.base = nil, 0
+			return nil, err
+		}
+		r.chunk, r.base = w, pos
+	}
+	return r.chunk[pos-r.base : pos-r.base+n], nil
 }
 
 // SwapBuffer makes b (may be nil) the buffer pages are decompressed into
@@ -186,22 +255,12 @@ func (r *PageReader) NextHeader() (*format.PageHeader, error) {
 	if r.hdrPos >= 0 {
 		r.Skip()
 	}
-	if r.pos == len(r.chunk) {
+	if r.pos == r.size {
 		return nil, io.EOF
 	}
 	r.hdrPos = r.pos
-	src := r.chunk[r.pos:]
-	if len(src) > maxHeaderSize {
-		src = src[:maxHeaderSize]
-	}
-	var hdr *format.PageHeader
-	var n int
-	var err error
-	if r.opts.Decryptor != nil {
-		hdr, n, err = r.decryptHeader(src)
-	} else {
-		hdr, n, err = r.parseHeader(src)
-	}
+	limit := min(r.size-r.pos, maxHeaderSize)
+	hdr, n, err := r.header(limit)
 	if err != nil {
 		return nil, r.fail(err)
 	}
@@ -211,6 +270,43 @@ func (r *PageReader) NextHeader() (*format.PageHeader, error) {
 		return nil, r.fail(err)
 	}
 	return hdr, nil
+}
+
+// header parses the header at r.pos, which may take up to limit bytes.
+// From a source it parses in what the window holds from r.pos (at least
+// headerProbe bytes, refilled when less), and when that fails (a header
+// cut short, or as long as its statistics make it) in twice as many, up
+// to limit: the error reported is the one of a parse with limit bytes, as
+// for a chunk in memory.
+func (r *PageReader) header(limit int) (*format.PageHeader, int, error) {
+	n := limit
+	if r.src != nil {
+		// What the source holds or reads from the header on, at least
+		// headerMin bytes: a header that does not fit is parsed again
+		// below (a failed parse allocates its error).
+		w, err := r.window(r.pos, min(limit, headerMin))
+		if err != nil {
+			return nil, 0, err
+		}
+		n = min(limit, len(w))
+	}
+	for {
+		src, err := r.window(r.pos, n)
+		if err != nil {
+			return nil, 0, err
+		}
+		var hdr *format.PageHeader
+		var size int
+		if r.opts.Decryptor != nil {
+			hdr, size, err = r.decryptHeader(src)
+		} else {
+			hdr, size, err = r.parseHeader(src)
+		}
+		if err == nil || n == limit {
+			return hdr, size, err
+		}
+		n = min(limit, max(2*n, headerProbe))
+	}
 }
 
 func (r *PageReader) parseHeader(src []byte) (*format.PageHeader, int, error) {
@@ -241,8 +337,8 @@ func (r *PageReader) checkHeader(h *format.PageHeader) error {
 	if h.CompressedPageSize < 0 || h.UncompressedPageSize < 0 {
 		return errCorrupt("negative page size (compressed %d, uncompressed %d)", h.CompressedPageSize, h.UncompressedPageSize)
 	}
-	if int64(h.CompressedPageSize) > int64(len(r.chunk)-r.bodyPos) {
-		return errTruncated("page body of %d bytes, %d left in the column chunk", h.CompressedPageSize, len(r.chunk)-r.bodyPos)
+	if int64(h.CompressedPageSize) > int64(r.size-r.bodyPos) {
+		return errTruncated("page body of %d bytes, %d left in the column chunk", h.CompressedPageSize, r.size-r.bodyPos)
 	}
 	if int64(h.CompressedPageSize) > int64(r.opts.MaxPageSize) || int64(h.UncompressedPageSize) > int64(r.opts.MaxPageSize) {
 		return errLimit("page of %d bytes (%d compressed) above the maximum of %d", h.UncompressedPageSize, h.CompressedPageSize, r.opts.MaxPageSize)
@@ -311,8 +407,8 @@ func (r *PageReader) SkipTo(pos int) error {
 	if r.hdrPos >= 0 {
 		r.Skip()
 	}
-	if pos < r.pos || pos > len(r.chunk) {
-		return r.fail(errCorrupt("page offset %d outside [%d, %d]", pos, r.pos, len(r.chunk)))
+	if pos < r.pos || pos > r.size {
+		return r.fail(errCorrupt("page offset %d outside [%d, %d]", pos, r.pos, r.size))
 	}
 	r.pos = pos
 	// The offset index lists data pages only: the page stepped over is a
@@ -351,7 +447,10 @@ func (r *PageReader) Read() (*Page, error) {
 		return nil, errors.New("pagecodec: PageReader.Read without a header")
 	}
 	h := r.hdr
-	body := r.chunk[r.bodyPos : r.bodyPos+int(h.CompressedPageSize)]
+	body, err := r.window(r.bodyPos, int(h.CompressedPageSize))
+	if err != nil {
+		return nil, r.fail(err)
+	}
 	p := &r.page
 	*p = Page{
 		Type: h.Type, Header: h, Ordinal: r.ordinal,
@@ -364,7 +463,6 @@ func (r *PageReader) Read() (*Page, error) {
 		}
 	}
 	stored := len(body)
-	var err error
 	if r.opts.Decryptor != nil {
 		if body, err = r.decryptBody(body); err != nil {
 			return nil, r.fail(err)
@@ -419,6 +517,9 @@ func (r *PageReader) decompressWith(codec format.CompressionCodec, body []byte, 
 	if codec == format.CompressionCodec_UNCOMPRESSED || size == 0 && len(body) == 0 {
 		if len(body) != size {
 			return nil, errCorrupt("uncompressed page of %d bytes, header says %d", len(body), size)
+		}
+		if r.opts.CopyStored {
+			return r.copyStored(0, body), nil
 		}
 		return body, nil
 	}
@@ -506,10 +607,30 @@ func (r *PageReader) readV2(p *Page, body []byte) error {
 	switch {
 	case compressed:
 		p.Values, err = r.decompress(values, size)
+	case r.opts.CopyStored:
+		p.Values = r.copyStored(0, values)
 	default:
 		p.Values = values
 	}
+	if err == nil && r.opts.CopyStored && rl+dl > 0 {
+		// After the values in the buffer.
+		lv := r.copyStored(len(p.Values), body[:rl+dl])
+		p.RepetitionLevels, p.DefinitionLevels = lv[:rl:rl], lv[rl:]
+	}
 	return err
+}
+
+// copyStored copies b into the reader's buffer at off (the bytes before
+// it are in use) and returns the copy. A buffer that grows leaves the
+// bytes before off where they were, still valid.
+func (r *PageReader) copyStored(off int, b []byte) []byte {
+	if cap(r.buf) < off+len(b) {
+		r.buf = make([]byte, 0, max(off+len(b), 2*cap(r.buf)))
+		off = 0
+	}
+	dst := r.buf[off : off+len(b)]
+	copy(dst, b)
+	return dst
 }
 
 // Position is where a [PageReader] stands between two pages: the next
@@ -537,8 +658,14 @@ func (r *PageReader) Seek(p Position) {
 // Offset returns the chunk-relative offset of the next page header.
 func (p Position) Offset() int { return p.pos }
 
-// Chunk returns the chunk given to [PageReader.Reset].
-func (r *PageReader) Chunk() []byte { return r.chunk }
+// Chunk returns the chunk given to [PageReader.Reset]; nil after
+// [PageReader.ResetSource].
+func (r *PageReader) Chunk() []byte {
+	if r.src != nil {
+		return nil
+	}
+	return r.chunk
+}
 
 // Codec returns the codec given to [PageReader.Reset].
 func (r *PageReader) Codec() format.CompressionCodec { return r.codec }
