@@ -48,6 +48,10 @@ type Reader struct {
 	pipe      *pipeline                 // Parallelism > 1: the batches decoded ahead (parallel.go)
 	ranged    *rangedRead               // NewReaderFromSource: reads through a RangeSource
 	dec       *encryption.FileDecryptor // nil: the file is not encrypted
+	// maxBatchData, when not zero, is the byte array data one batch of one
+	// leaf may hold (a test hook: SetMaxBatchData); twins of the pipeline's
+	// split fields follow it.
+	maxBatchData int
 
 	// Filtered reads (filterread.go) and Stats.
 	filt    *filterRead

@@ -1,0 +1,164 @@
+package arrowpq_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/internal/testshared"
+)
+
+// withSplit runs fn with every field that can be split decoded by n
+// decoders (arrowpq.ForceSplit), whatever its size.
+func withSplit(t *testing.T, n int, fn func(t *testing.T)) {
+	t.Helper()
+	arrowpq.ForceSplit(n)
+	defer arrowpq.ForceSplit(0)
+	fn(t)
+}
+
+// TestParallelSplit runs the pipeline's tests with split fields: two or
+// three decoders per flat field, each stepping over the others' batches
+// (pages skipped whole by their headers, batch ends inside pages, row
+// groups of fewer batches than decoders, batches of one row). Every read
+// must return the serial read's batches and errors.
+func TestParallelSplit(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		for _, tc := range []struct {
+			name string
+			fn   func(t *testing.T)
+		}{
+			{"MatchesSerial", TestParallelMatchesSerial},
+			{"RowGroupSelection", TestParallelRowGroupSelection},
+			{"ErrorNamesColumn", TestParallelErrorNamesColumn},
+			{"ReadErrorLaterRowGroup", TestParallelReadErrorLaterRowGroup},
+			{"ReadErrorFirstPiece", TestParallelReadErrorFirstPiece},
+			{"NoGoroutineLeft", TestParallelNoGoroutineLeft},
+			{"NoLeaks", TestParallelNoLeaks},
+			{"PrefetchRead", TestPrefetchRead},
+			{"BatchEndsBeforeOffsetOverflow", TestBatchEndsBeforeOffsetOverflow},
+			{"BatchOverflowOneRow", TestBatchOverflowOneRow},
+		} {
+			t.Run(tc.name+"/decoders="+string(rune('0'+n)), func(t *testing.T) { withSplit(t, n, tc.fn) })
+		}
+	}
+}
+
+// TestParallelSplitDecoders: which fields are split. Flat fields are, by
+// ForceSplit here; nested fields and dictionary output never are.
+func TestParallelSplitDecoders(t *testing.T) {
+	arrowpq.ForceSplit(2)
+	defer arrowpq.ForceSplit(0)
+	flat := flatRecord(9, 3000)
+	defer flat.Release()
+	data := pqarrowBytes(t, flat, 1000, 2048)
+	for _, tc := range []struct {
+		opts arrowpq.ReadOptions
+		want []int
+	}{
+		{arrowpq.ReadOptions{BatchSize: 300, Parallelism: 2}, []int{2, 2, 2, 2, 2, 2}},
+		{arrowpq.ReadOptions{BatchSize: 300, Parallelism: 2, Dictionary: []string{"flag"}}, []int{2, 2, 1, 2, 2, 2}},
+		{arrowpq.ReadOptions{BatchSize: 300, Parallelism: 1}, nil},
+		{arrowpq.ReadOptions{BatchSize: 5000, Parallelism: 2}, []int{1, 1, 1, 1, 1, 1}}, // one batch per row group: nothing to split
+	} {
+		r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), &tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Next() {
+			t.Fatal(r.Err())
+		}
+		if got := arrowpq.SplitDecoders(r); !slices.Equal(got, tc.want) {
+			t.Errorf("batch size %d, parallelism %d, dictionary %v: decoders %v, want %v", tc.opts.BatchSize, tc.opts.Parallelism, tc.opts.Dictionary, got, tc.want)
+		}
+		r.Close()
+	}
+	nested := bigBatchRecord(t, 3, 2000)
+	defer nested.Release()
+	data = writeBytes(t, nested, &arrowpq.WriteOptions{RowGroupRows: 700, MaxRowsPerPage: 90})
+	r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), &arrowpq.ReadOptions{BatchSize: 100, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	got := arrowpq.SplitDecoders(r)
+	for i, f := range r.Schema().Fields() {
+		repeated := strings.Contains(f.Type.String(), "list<") || strings.Contains(f.Type.String(), "map<")
+		if repeated && got[i] != 1 {
+			t.Errorf("field %s (%s) has %d decoders, want 1", f.Name, f.Type, got[i])
+		}
+	}
+}
+
+// TestParallelSplitCorpus reads every file of parquet-testing's data
+// directory in small batches with split fields, and serially: the same
+// batches, or the same error after the same batches.
+func TestParallelSplitCorpus(t *testing.T) {
+	testshared.Need(t, sharedTestdata)
+	dir := filepath.Join(sharedTestdata, "parquet-testing/data")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string, opts arrowpq.ReadOptions) ([][]byte, string) {
+		r, err := arrowpq.OpenFile(path, &opts)
+		if err != nil {
+			return nil, "open: " + err.Error()
+		}
+		defer r.Close()
+		var out [][]byte
+		for r.Next() {
+			out = append(out, renderRec(t, r.RecordBatch()))
+		}
+		if err := r.Err(); err != nil {
+			return out, err.Error()
+		}
+		return out, ""
+	}
+	files := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".parquet") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		for _, bs := range []int{7, 100} {
+			want, werr := read(path, arrowpq.ReadOptions{BatchSize: bs, Parallelism: 1})
+			for _, n := range []int{2, 3} {
+				// Which of two failing fields a read names depends on the
+				// schedule (the serial read stops at the first it tries):
+				// errors are compared with the unsplit parallel read's.
+				_, perr := read(path, arrowpq.ReadOptions{BatchSize: bs, Parallelism: n})
+				if (perr == "") != (werr == "") {
+					t.Errorf("%s: batch size %d, parallelism %d: error %q, serially %q", e.Name(), bs, n, perr, werr)
+				}
+				arrowpq.ForceSplit(n)
+				got, gerr := read(path, arrowpq.ReadOptions{BatchSize: bs, Parallelism: n})
+				arrowpq.ForceSplit(0)
+				if gerr != perr {
+					t.Errorf("%s: batch size %d, %d decoders: error %q, unsplit %q", e.Name(), bs, n, gerr, perr)
+				}
+				if len(got) != len(want) {
+					t.Errorf("%s: batch size %d, %d decoders: %d batches, serially %d", e.Name(), bs, n, len(got), len(want))
+					continue
+				}
+				for i := range got {
+					if !bytes.Equal(got[i], want[i]) {
+						t.Errorf("%s: batch size %d, %d decoders: batch %d differs from the serial read", e.Name(), bs, n, i)
+						break
+					}
+				}
+			}
+		}
+		files++
+	}
+	if files < 50 {
+		t.Fatalf("%d files read, the corpus has more", files)
+	}
+}
