@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/testshared"
 )
@@ -160,5 +162,30 @@ func TestParallelSplitCorpus(t *testing.T) {
 	}
 	if files < 50 {
 		t.Fatalf("%d files read, the corpus has more", files)
+	}
+}
+
+// TestParallelSplitEncrypted: split fields of encrypted files (page
+// ordinals in the AADs: a decoder that skips pages by their headers must
+// still decrypt the next page it reads) read as serially.
+func TestParallelSplitEncrypted(t *testing.T) {
+	testshared.Need(t, encCorpus)
+	arrowpq.ForceSplit(2)
+	defer arrowpq.ForceSplit(0)
+	for _, c := range encFiles {
+		path := filepath.Join(encCorpus, c.name)
+		opts := c.options()
+		opts.Int96Unit = arrow.Microsecond
+		opts.BatchSize = 7
+		opts.Parallelism = 1
+		want, n, err := readEncrypted(path, opts, nil)
+		if err != nil {
+			t.Fatalf("%s: serially: %v", c.name, err)
+		}
+		opts.Parallelism = 2
+		got, m, err := readEncrypted(path, opts, nil)
+		if err != nil || m != n || !bytes.Equal(got, want) {
+			t.Errorf("%s: split: %d rows (serially %d), error %v, same data %v", c.name, m, n, err, bytes.Equal(got, want))
+		}
 	}
 }
