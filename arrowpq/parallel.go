@@ -128,8 +128,10 @@ type pipeline struct {
 	batches []*pipeBatch
 	want    int // the batch Next returns next
 	fields  []pipeField
-	slots   [2][]byte
-	rgs     []int // the row group of each group
+	// mostDecoders is the most decoders of a field (splitField).
+	mostDecoders int
+	slots        [2][]byte
+	rgs          []int // the row group of each group
 }
 
 // pipeField is the decoding state of one field: its decoders (one, or
@@ -226,6 +228,7 @@ func newPipeline(r *Reader) *pipeline {
 		for i := range st.decs {
 			st.next[i] = p.nextBatch(f, i, -1)
 		}
+		p.mostDecoders = max(p.mostDecoders, len(st.decs))
 	}
 	return p
 }
@@ -261,9 +264,9 @@ var splitForce int
 //
 // Memory: each extra decoder holds its own leaf readers: a page buffer and
 // the chunk's dictionary, and (until its first skip) a read-ahead of
-// column.Reader's. The batches decoded ahead are the pipeline's as before:
-// a split field decodes batch want+1 beside batch want only where the
-// pipeline allows want+1 anyway.
+// column.Reader's. While Next waits for batch want, a field of n decoders
+// may decode batches up to want+n-1 (the other fields: want+1, as
+// before); while the caller holds a batch, only want is decoded.
 func (p *pipeline) splitField(f int) int {
 	r := p.r
 	fr, ok := r.plan.fields[f].(*fieldReader)
@@ -328,7 +331,7 @@ func (p *pipeline) pick() (pipeTask, bool) {
 	if p.stop {
 		return pipeTask{}, false
 	}
-	if t, ok := p.pickField(p.want); ok {
+	if t, ok := p.pickField(p.want, 1); ok {
 		return t, true
 	}
 	if t, ok := p.pickLoad(); ok {
@@ -337,12 +340,22 @@ func (p *pipeline) pick() (pipeTask, bool) {
 	if !p.waiting {
 		return pipeTask{}, false
 	}
-	return p.pickField(p.want + 1)
+	if t, ok := p.pickField(p.want+1, 1); ok {
+		return t, true
+	}
+	// A field split into n decoders decodes up to n batches at once: the
+	// batches after want+1 are allowed for those fields alone (splitField).
+	for k := 2; k < p.mostDecoders; k++ {
+		if t, ok := p.pickField(p.want+k, k+1); ok {
+			return t, true
+		}
+	}
+	return pipeTask{}, false
 }
 
-// pickField claims a field whose next batch is b, the largest first. p.mu
-// is held.
-func (p *pipeline) pickField(b int) (pipeTask, bool) {
+// pickField claims a field of at least minDecoders decoders whose next
+// batch is b, the largest first. p.mu is held.
+func (p *pipeline) pickField(b, minDecoders int) (pipeTask, bool) {
 	if b >= len(p.batches) {
 		return pipeTask{}, false
 	}
@@ -357,6 +370,9 @@ func (p *pipeline) pickField(b int) (pipeTask, bool) {
 	for i := pb.scan; i < len(g.order); i++ {
 		f := g.order[i]
 		st := &p.fields[f]
+		if len(st.decs) < minDecoders {
+			continue
+		}
 		d := p.decoder(f, b)
 		switch {
 		case st.next[d] > b || st.failed[d] || (st.next[d] == b && st.busy[d]):
