@@ -107,7 +107,8 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 // next, in two buffers sized for the largest row group; one when the read
 // has one row group), and at most one batch beyond the serial read's:
 // while Next waits for batch b, batch b+1 may be decoded; while the caller
-// holds batch b, only b+1 is. A row
+// holds batch b, only b+1 is. (A field split into n decoders, see
+// splitField, may decode up to b+n-1 while Next waits.) A row
 // group's buffer is reused once every batch of the row group before it
 // is decoded (no array points into it: leaves copy what they keep).
 //

@@ -24,7 +24,8 @@ import (
 //
 // Memory: a Reader holds the compressed column chunks of one row group and
 // the batch being built; with Parallelism > 1, those of two row groups and
-// the batch after the one Next returns. The batch returned by RecordBatch is owned by the
+// the batch after the one Next returns (for a field that is most of the
+// read, up to Parallelism-1 batches after it: see docs/design/reader.md). The batch returned by RecordBatch is owned by the
 // Reader and released by the next call to Next or by Release/Close; Retain
 // it to keep it longer.
 type Reader struct {
