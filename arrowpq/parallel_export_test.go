@@ -17,3 +17,12 @@ func SplitDecoders(r *Reader) []int {
 	}
 	return n
 }
+
+// BatchFieldsDone returns the fields of batch b of a pipelined read that
+// are decoded, under the pipeline's lock.
+func BatchFieldsDone(r *Reader, b int) int {
+	p := r.pipe
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.batches[b].done
+}

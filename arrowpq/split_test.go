@@ -2,13 +2,19 @@ package arrowpq_test
 
 import (
 	"bytes"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/testshared"
@@ -187,5 +193,92 @@ func TestParallelSplitEncrypted(t *testing.T) {
 		if err != nil || m != n || !bytes.Equal(got, want) {
 			t.Errorf("%s: split: %d rows (serially %d), error %v, same data %v", c.name, m, n, err, bytes.Equal(got, want))
 		}
+	}
+}
+
+// blockingReaderAt holds every ReadAt that touches [from, to) until
+// release is closed, and closes entered at the first.
+type blockingReaderAt struct {
+	r        io.ReaderAt
+	from, to int64
+	once     sync.Once
+	entered  chan struct{}
+	release  chan struct{}
+}
+
+func (b *blockingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < b.to && off+int64(len(p)) > b.from {
+		b.once.Do(func() { close(b.entered) })
+		<-b.release
+	}
+	return b.r.ReadAt(p, off)
+}
+
+// TestParallelFieldStartsBeforeRowGroupRead: a field's batch is decoded as
+// soon as its own column chunk is read, while the read of the end of
+// another column's chunk in the same row group is held back; the batches
+// are then the serial read's.
+func TestParallelFieldStartsBeforeRowGroupRead(t *testing.T) {
+	const rows = 400_000
+	rng := rand.New(rand.NewPCG(3, 3))
+	a, b := array.NewInt64Builder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator)
+	for range rows {
+		a.Append(int64(rng.Uint64()))
+		b.Append(int64(rng.Uint64()))
+	}
+	cols := []arrow.Array{a.NewArray(), b.NewArray()}
+	a.Release()
+	b.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "b", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecordBatch(schema, cols, rows)
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+	data := writeBytes(t, rec, &arrowpq.WriteOptions{RowGroupRows: rows})
+	opts := arrowpq.ReadOptions{BatchSize: 50_000, Parallelism: 2}
+	want, err := readBatches(t, bytes.NewReader(data), int64(len(data)), arrowpq.ReadOptions{BatchSize: 50_000, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, n, err := r.Metadata().ChunkRange(0, 1)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the read of b's last byte: the piece that holds it holds none
+	// of a (b's chunk is larger than a piece, 1 MiB).
+	src := &blockingReaderAt{r: bytes.NewReader(data), from: off + n - 1, to: off + n, entered: make(chan struct{}), release: make(chan struct{})}
+	r, err = arrowpq.NewReader(src, int64(len(data)), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	next := make(chan bool)
+	go func() { next <- r.Next() }()
+	<-src.entered
+	deadline := time.Now().Add(10 * time.Second)
+	for arrowpq.BatchFieldsDone(r, 0) == 0 {
+		if time.Now().After(deadline) {
+			close(src.release)
+			<-next
+			t.Fatal("column a's first batch was not decoded while column b's chunk was being read")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(src.release)
+	var got [][]byte
+	for ok := <-next; ok; ok = r.Next() {
+		got = append(got, renderRec(t, r.RecordBatch()))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.Join(got, []byte("--\n")), bytes.Join(want, []byte("--\n"))) {
+		t.Fatal("the batches differ from the serial read's")
 	}
 }
