@@ -584,17 +584,16 @@ func (p *pipeline) run(t pipeTask) bool {
 	var col arrow.Array
 	err := call(func(int) error {
 		// A split field's decoder steps over the rows of the batches the
-		// other decoders take (splitField); the first decoder skips none.
-		first := t.batch - g.firstBatch
-		if first < n {
+		// other decoders take (splitField): those after its previous batch
+		// of the row group, or from the row group's start.
+		from := t.batch - n + 1
+		if t.batch-g.firstBatch < n {
 			if err := fd.startRowGroup(r, g.rg, g.chunks); err != nil {
 				return err
 			}
-			first = g.firstBatch
-		} else {
-			first = t.batch - n + 1
+			from = g.firstBatch
 		}
-		if skip := p.rowsBetween(first, t.batch); skip > 0 {
+		if skip := p.rowsBetween(from, t.batch); skip > 0 {
 			if err := fd.(*fieldReader).skipRows(skip); err != nil {
 				return err
 			}
