@@ -3,13 +3,16 @@ package arrowpq
 import (
 	"errors"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow"
 	"math"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
 // ErrInternal is wrapped by the error a read returns when decoding hit a
@@ -250,6 +253,11 @@ func newPipeline(r *Reader) *pipeline {
 // eighth more of the field's work.
 var splitMinBatchBytes int64 = 8 << 20
 
+// splitMinPages is the fewest data pages a batch of a split field spans,
+// on average, so that the page decoded twice per batch (splitMinBatchBytes)
+// is at most an eighth of a decoder's work also when pages are large.
+const splitMinPages = 8
+
 // splitForce, when not zero, is the number of decoders of every field
 // that can be split, whatever its size (a test hook: ForceSplit).
 var splitForce int
@@ -269,7 +277,8 @@ var splitForce int
 //
 // A field is split into ceil(share × Parallelism) decoders, at most
 // Parallelism, where share is its part of the read's uncompressed bytes,
-// and only when its batches average splitMinBatchBytes or more.
+// and only when its batches average splitMinBatchBytes or more and
+// splitMinPages data pages or more.
 //
 // Memory: each extra decoder holds its own leaf readers: a page buffer and
 // the chunk's dictionary, and (until its first skip) a read-ahead of
@@ -306,6 +315,28 @@ func (p *pipeline) splitField(f int) int {
 	}
 	if work < splitMinBatchBytes*int64(len(p.batches)) || total <= 0 {
 		return 1
+	}
+	// The data page counts are those the writer left in encoding_stats
+	// (arrow-go, parquet-cpp, parquet-mr and this package write them). A
+	// chunk without them is not split: DuckDB 1.5 writes none, and a row
+	// group's column as one page, which every decoder would decompress
+	// whole to skip into it.
+	for _, leaf := range fr.order {
+		var pages int64
+		for _, g := range p.groups {
+			md, err := r.file.ColumnChunk(g.rg, leaf)
+			if err != nil || len(md.EncodingStats) == 0 {
+				return 1
+			}
+			for _, st := range md.EncodingStats {
+				if st.PageType == format.PageType_DATA_PAGE || st.PageType == format.PageType_DATA_PAGE_V2 {
+					pages += max(int64(st.Count), 0)
+				}
+			}
+		}
+		if pages < splitMinPages*int64(len(p.batches)) {
+			return 1
+		}
 	}
 	n := int((work*int64(p.workers) + total - 1) / total)
 	return min(n, p.workers, most)

@@ -26,3 +26,12 @@ func BatchFieldsDone(r *Reader, b int) int {
 	defer p.mu.Unlock()
 	return p.batches[b].done
 }
+
+// SetSplitMinBatchBytes sets the least batch size of a field that the
+// pipeline splits and returns the previous one; tests call it while no
+// read runs.
+func SetSplitMinBatchBytes(n int64) int64 {
+	old := splitMinBatchBytes
+	splitMinBatchBytes = n
+	return old
+}

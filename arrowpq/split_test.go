@@ -2,6 +2,7 @@ package arrowpq_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/internal/testshared"
@@ -280,5 +284,64 @@ func TestParallelFieldStartsBeforeRowGroupRead(t *testing.T) {
 	}
 	if !bytes.Equal(bytes.Join(got, []byte("--\n")), bytes.Join(want, []byte("--\n"))) {
 		t.Fatal("the batches differ from the serial read's")
+	}
+}
+
+// TestParallelSplitRule: without ForceSplit, a field is split when it is
+// more than 1/Parallelism of the read and its batches span many pages
+// (encoding_stats); not when a row group's column is one page (as DuckDB
+// writes it), which every decoder would decompress whole.
+func TestParallelSplitRule(t *testing.T) {
+	defer arrowpq.SetSplitMinBatchBytes(arrowpq.SetSplitMinBatchBytes(1))
+	const rows = 20_000
+	kb, sb := array.NewInt64Builder(memory.DefaultAllocator), array.NewStringBuilder(memory.DefaultAllocator)
+	for i := range rows {
+		kb.Append(int64(i))
+		sb.Append(fmt.Sprintf("a longer text value, number %d of the column", i))
+	}
+	cols := []arrow.Array{kb.NewArray(), sb.NewArray()}
+	kb.Release()
+	sb.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	rec := array.NewRecordBatch(schema, cols, rows)
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+	for _, tc := range []struct {
+		name      string
+		pageBytes int64
+		par       int
+		want      []int
+	}{
+		{"small pages", 1024, 2, []int{1, 2}},
+		{"small pages, 4 workers", 1024, 4, []int{1, 4}},
+		{"one page per row group", 64 << 20, 2, []int{1, 1}},
+	} {
+		var buf bytes.Buffer
+		props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(10_000), parquet.WithDataPageSize(tc.pageBytes),
+			parquet.WithDictionaryDefault(false), parquet.WithBatchSize(64), parquet.WithCompression(compress.Codecs.Snappy))
+		w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data := buf.Bytes()
+		r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), &arrowpq.ReadOptions{BatchSize: 1000, Parallelism: tc.par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Next() {
+			t.Fatal(r.Err())
+		}
+		if got := arrowpq.SplitDecoders(r); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, parallelism %d: decoders %v, want %v", tc.name, tc.par, got, tc.want)
+		}
+		r.Close()
 	}
 }
