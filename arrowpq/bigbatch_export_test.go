@@ -6,6 +6,7 @@ import "github.com/arrowpq/arrowpq/column"
 // (math.MaxInt32 otherwise), so that tests reach the early end of a batch
 // (bigbatch.go) with small files. Call it before the first Next.
 func SetMaxBatchData(r *Reader, n int) {
+	r.maxBatchData = n
 	for _, f := range r.plan.fields {
 		if fr, ok := f.(*fieldReader); ok {
 			for _, lr := range fr.leaves {

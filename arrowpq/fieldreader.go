@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowpq/arrowpq/column"
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
@@ -167,6 +168,42 @@ func (fr *fieldReader) skipRows(n int) error {
 	}
 	fr.rows -= int64(n)
 	return nil
+}
+
+// twin returns another decoder of the same field, with leaf readers of its
+// own, so that the pipeline can decode two batches of the field at once
+// (parallel.go, pipeline splits). It shares what fr shares with the other
+// fields (allocator, scratch and page buffer caches, read-ahead pool).
+func (fr *fieldReader) twin(r *Reader) *fieldReader {
+	t := newFieldReader(fr.field, fr.file, &r.opts)
+	if r.maxBatchData > 0 {
+		for _, lr := range t.leaves {
+			lr.cr = column.NewReader(lr.col, columnOptions(&r.opts, r.maxBatchData))
+		}
+	}
+	return t
+}
+
+// stopReadAhead stops the leaves' page read-ahead (column.Reader.Close):
+// a decoder that leaves a column chunk before its end must not read on
+// from chunk bytes that a later row group will overwrite.
+func (fr *fieldReader) stopReadAhead() {
+	for _, lr := range fr.leaves {
+		lr.cr.Close()
+	}
+}
+
+// release frees what the leaves hold across batches: read-ahead tasks, the
+// byte array scratch and the Arrow forms of the current dictionaries.
+func (fr *fieldReader) release() {
+	for _, lr := range fr.leaves {
+		lr.cr.Close()
+		lr.dense.releaseBinary()
+		if lr.dictArray != nil {
+			lr.dictArray.Release()
+			lr.dictArray = nil
+		}
+	}
 }
 
 // releaseDirect frees direct value buffers a failed batch left behind.

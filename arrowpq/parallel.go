@@ -3,11 +3,16 @@ package arrowpq
 import (
 	"errors"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow"
+	"math"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
 // ErrInternal is wrapped by the error a read returns when decoding hit a
@@ -107,7 +112,8 @@ func forEach(n, workers int, fn func(i int) error) (int, error) {
 // next, in two buffers sized for the largest row group; one when the read
 // has one row group), and at most one batch beyond the serial read's:
 // while Next waits for batch b, batch b+1 may be decoded; while the caller
-// holds batch b, only b+1 is. A row
+// holds batch b, only b+1 is. (A field split into n decoders, see
+// splitField, may decode up to b+n-1 while Next waits.) A row
 // group's buffer is reused once every batch of the row group before it
 // is decoded (no array points into it: leaves copy what they keep).
 //
@@ -126,12 +132,22 @@ type pipeline struct {
 
 	groups  []*pipeGroup
 	batches []*pipeBatch
-	want    int   // the batch Next returns next
-	next    []int // per field: the next batch it decodes
-	busy    []bool
-	failed  []bool // per field: a task failed, its state is spent
-	slots   [2][]byte
-	rgs     []int // the row group of each group
+	want    int // the batch Next returns next
+	fields  []pipeField
+	// mostDecoders is the most decoders of a field (splitField).
+	mostDecoders int
+	slots        [2][]byte
+	rgs          []int // the row group of each group
+}
+
+// pipeField is the decoding state of one field: its decoders (one, or
+// more for a split field, see splitField) and, per decoder, the next batch
+// it decodes.
+type pipeField struct {
+	decs   []fieldDecoder // decs[0] is the plan's; batch j of a row group is decoded by decs[j%len(decs)]
+	next   []int          // per decoder: the next batch it decodes (len(batches) when none)
+	busy   []bool
+	failed []bool // per decoder: a task failed, its state is spent
 }
 
 // pipeGroup is a row group of the read with rows.
@@ -149,8 +165,14 @@ type pipeGroup struct {
 	pieces  []readPiece
 	issued  int // pieces handed out
 	reading int // pieces handed out and not yet read
-	err     error
-	decoded int // fields that finished the group's last batch
+	// waiting counts, per field, the pieces holding its chunks that are
+	// not read yet; pieceFields lists, per piece, the fields that wait
+	// for it. A field's batches start once its own chunks are read, not
+	// the whole row group (fieldPieces).
+	waiting     []int
+	pieceFields [][]int
+	err         error
+	decoded     int // field batches of the group decoded (numBatches per field when done)
 }
 
 // loaded reports whether every piece is read (or, after an error, whether
@@ -173,6 +195,7 @@ type pipeBatch struct {
 // piece of a group.
 type pipeTask struct {
 	field int // -1: not a field task
+	dec   int // the field's decoder (pipeField.decs)
 	batch int
 	group *pipeGroup
 	piece int // -1: place the group
@@ -187,10 +210,6 @@ func (r *Reader) usePipeline() bool {
 func newPipeline(r *Reader) *pipeline {
 	p := &pipeline{r: r, workers: r.opts.Parallelism}
 	p.changed.L = &p.mu
-	nf := len(r.plan.fields)
-	p.next = make([]int, nf)
-	p.busy = make([]bool, nf)
-	p.failed = make([]bool, nf)
 	for pos := r.nextRG; pos < len(r.rowGroups); pos++ {
 		rg := r.rowGroups[pos]
 		rows := r.file.Meta.RowGroups[rg].NumRows
@@ -208,7 +227,178 @@ func newPipeline(r *Reader) *pipeline {
 		p.rgs = append(p.rgs, rg)
 	}
 	r.nextRG = len(r.rowGroups)
+	p.fields = make([]pipeField, len(r.plan.fields))
+	for f, fd := range r.plan.fields {
+		st := &p.fields[f]
+		st.decs = []fieldDecoder{fd}
+		for range p.splitField(f) - 1 {
+			st.decs = append(st.decs, fd.(*fieldReader).twin(r))
+		}
+		st.next = make([]int, len(st.decs))
+		st.busy = make([]bool, len(st.decs))
+		st.failed = make([]bool, len(st.decs))
+		for i := range st.decs {
+			st.next[i] = p.nextBatch(f, i, -1)
+		}
+		p.mostDecoders = max(p.mostDecoders, len(st.decs))
+	}
 	return p
+}
+
+// splitMinBatchBytes is the least uncompressed size of one batch of a
+// field, on average over the read, for splitField to split it: each
+// decoder of a split field decodes twice the page its batches start in
+// (once to skip its head), a page of about 1 MiB with arrow-go's and
+// parquet-cpp's default page size, so at 8 MiB per batch at most an
+// eighth more of the field's work.
+var splitMinBatchBytes int64 = 8 << 20
+
+// splitMinPages is the fewest data pages a batch of a split field spans,
+// on average, so that the page decoded twice per batch (splitMinBatchBytes)
+// is at most an eighth of a decoder's work also when pages are large.
+const splitMinPages = 8
+
+// splitForce, when not zero, is the number of decoders of every field
+// that can be split, whatever its size (a test hook: ForceSplit).
+var splitForce int
+
+// splitField returns how many decoders field f gets: more than one when
+// one field is so large a share of the read that the other fields cannot
+// keep the other workers busy while it decodes (the strings dataset: one
+// text column is 70% of the bytes, so 2 cores could at best be 1.4×
+// faster than one). The decoders of a split field take the batches of a
+// row group in turn, each stepping over the others' rows with
+// column.Reader.SkipRecords, which skips whole pages by their headers'
+// level counts without reading their bodies. That holds for columns
+// without repetition only; a field with repeated leaves (whose pages
+// would all be decoded to find record ends) or dictionary output (each
+// decoder would build its own dictionary array, which a consumer sees as
+// a new dictionary every batch) is not split.
+//
+// A field is split into ceil(share × Parallelism) decoders, at most
+// Parallelism, where share is its part of the read's uncompressed bytes,
+// and only when its batches average splitMinBatchBytes or more and
+// splitMinPages data pages or more.
+//
+// Memory: each extra decoder holds its own leaf readers: a page buffer and
+// the chunk's dictionary, and (until its first skip) a read-ahead of
+// column.Reader's. While Next waits for batch want, a field of n decoders
+// may decode batches up to want+n-1 (the other fields: want+1, as
+// before); while the caller holds a batch, only want is decoded.
+func (p *pipeline) splitField(f int) int {
+	r := p.r
+	fr, ok := r.plan.fields[f].(*fieldReader)
+	if !ok || fr.nested || p.workers < 2 {
+		return 1
+	}
+	for _, lr := range fr.leaves {
+		if lr.wantIndices {
+			return 1
+		}
+	}
+	most := 0 // batches of the largest row group
+	for _, g := range p.groups {
+		most = max(most, g.numBatches)
+	}
+	if most < 2 {
+		return 1
+	}
+	if splitForce > 0 {
+		return min(splitForce, most)
+	}
+	var work, total int64
+	for _, g := range p.groups {
+		work += fieldWork(r.file, g.rg, fr)
+		for _, fd := range r.plan.fields {
+			total += fieldWork(r.file, g.rg, fd)
+		}
+	}
+	if work < splitMinBatchBytes*int64(len(p.batches)) || total <= 0 {
+		return 1
+	}
+	// The data page counts are those the writer left in encoding_stats
+	// (arrow-go, parquet-cpp, parquet-mr and this package write them). A
+	// chunk without them is not split: DuckDB 1.5 writes none, and a row
+	// group's column as one page, which every decoder would decompress
+	// whole to skip into it.
+	for _, leaf := range fr.order {
+		var pages int64
+		for _, g := range p.groups {
+			md, err := r.file.ColumnChunk(g.rg, leaf)
+			if err != nil || len(md.EncodingStats) == 0 {
+				return 1
+			}
+			for _, st := range md.EncodingStats {
+				if st.PageType == format.PageType_DATA_PAGE || st.PageType == format.PageType_DATA_PAGE_V2 {
+					pages += max(int64(st.Count), 0)
+				}
+			}
+		}
+		if pages < splitMinPages*int64(len(p.batches)) {
+			return 1
+		}
+	}
+	n := int((work*int64(p.workers) + total - 1) / total)
+	return min(n, p.workers, most)
+}
+
+// fieldPieces maps the pieces of row group rg's read to the fields whose
+// column chunks they hold: waiting[f] is the number of pieces field f
+// needs, pieceFields[i] the fields piece i holds chunk bytes of. So a
+// field's first batch starts as soon as its chunks are read, while the
+// rest of the row group is still being read: a file of one row group (a
+// wide DuckDB file: 2,000 columns, one row group, the read ~10% of the
+// whole) no longer reads it all before the first decode, and neither does
+// the first row group of any read. A field whose chunk range is not
+// known waits for every piece.
+func (p *pipeline) fieldPieces(rg int, pieces []readPiece) (waiting []int, pieceFields [][]int) {
+	r := p.r
+	waiting = make([]int, len(p.fields))
+	pieceFields = make([][]int, len(pieces))
+	// Pieces are in file order and do not overlap (placeChunks).
+	need := func(f int, off, n int64) {
+		i := sort.Search(len(pieces), func(i int) bool {
+			return pieces[i].offset+int64(len(pieces[i].dst)) > off
+		})
+		for ; i < len(pieces) && pieces[i].offset < off+n; i++ {
+			if k := len(pieceFields[i]); k == 0 || pieceFields[i][k-1] != f {
+				pieceFields[i] = append(pieceFields[i], f)
+				waiting[f]++
+			}
+		}
+	}
+	for f, fd := range r.plan.fields {
+		fr, ok := fd.(*fieldReader)
+		if !ok {
+			need(f, math.MinInt64/2, math.MaxInt64)
+			continue
+		}
+		for _, leaf := range fr.order {
+			off, n, err := r.file.ChunkRange(rg, leaf)
+			if err != nil {
+				need(f, math.MinInt64/2, math.MaxInt64)
+				break
+			}
+			need(f, off, n)
+		}
+	}
+	return waiting, pieceFields
+}
+
+// decoder returns the decoder of field f that decodes batch b.
+func (p *pipeline) decoder(f, b int) int {
+	return (b - p.batches[b].group.firstBatch) % len(p.fields[f].decs)
+}
+
+// nextBatch returns the first batch after b that decoder i of field f
+// decodes, or len(p.batches).
+func (p *pipeline) nextBatch(f, i, b int) int {
+	for c := b + 1; c < len(p.batches); c++ {
+		if p.decoder(f, c) == i {
+			return c
+		}
+	}
+	return len(p.batches)
 }
 
 // pick claims the next task allowed, or reports that there is none.
@@ -224,7 +414,17 @@ func (p *pipeline) pick() (pipeTask, bool) {
 	if p.stop {
 		return pipeTask{}, false
 	}
-	if t, ok := p.pickField(p.want); ok {
+	// The row group of batch want keeps one read going while its fields
+	// decode (fieldPieces): otherwise its remaining pieces would wait until
+	// no field is ready.
+	if p.want < len(p.batches) {
+		if g := p.batches[p.want].group; g.placed && g.err == nil && g.reading == 0 && g.issued < len(g.pieces) {
+			g.issued++
+			g.reading++
+			return pipeTask{field: -1, group: g, piece: g.issued - 1}, true
+		}
+	}
+	if t, ok := p.pickField(p.want, 1); ok {
 		return t, true
 	}
 	if t, ok := p.pickLoad(); ok {
@@ -233,18 +433,28 @@ func (p *pipeline) pick() (pipeTask, bool) {
 	if !p.waiting {
 		return pipeTask{}, false
 	}
-	return p.pickField(p.want + 1)
+	if t, ok := p.pickField(p.want+1, 1); ok {
+		return t, true
+	}
+	// A field split into n decoders decodes up to n batches at once: the
+	// batches after want+1 are allowed for those fields alone (splitField).
+	for k := 2; k < p.mostDecoders; k++ {
+		if t, ok := p.pickField(p.want+k, k+1); ok {
+			return t, true
+		}
+	}
+	return pipeTask{}, false
 }
 
-// pickField claims a field whose next batch is b, the largest first. p.mu
-// is held.
-func (p *pipeline) pickField(b int) (pipeTask, bool) {
+// pickField claims a field of at least minDecoders decoders whose next
+// batch is b, the largest first. p.mu is held.
+func (p *pipeline) pickField(b, minDecoders int) (pipeTask, bool) {
 	if b >= len(p.batches) {
 		return pipeTask{}, false
 	}
 	pb := p.batches[b]
 	g := pb.group
-	if !g.loaded() || g.err != nil {
+	if !g.placed || g.err != nil {
 		return pipeTask{}, false
 	}
 	// pb.scan skips the fields taken for b already, so that a file of
@@ -252,17 +462,22 @@ func (p *pipeline) pickField(b int) (pipeTask, bool) {
 	// at a field still on an earlier batch.
 	for i := pb.scan; i < len(g.order); i++ {
 		f := g.order[i]
+		st := &p.fields[f]
+		if len(st.decs) < minDecoders || g.waiting[f] > 0 {
+			continue
+		}
+		d := p.decoder(f, b)
 		switch {
-		case p.next[f] > b || p.failed[f] || (p.next[f] == b && p.busy[f]):
+		case st.next[d] > b || st.failed[d] || (st.next[d] == b && st.busy[d]):
 			if i == pb.scan {
 				pb.scan++
 			}
-		case p.next[f] == b:
+		case st.next[d] == b:
 			if i == pb.scan {
 				pb.scan++
 			}
-			p.busy[f] = true
-			return pipeTask{field: f, batch: b}, true
+			st.busy[d] = true
+			return pipeTask{field: f, dec: d, batch: b}, true
 		}
 	}
 	return pipeTask{}, false
@@ -275,7 +490,7 @@ func (p *pipeline) pickLoad() (pipeTask, bool) {
 		if g.loaded() || g.err != nil {
 			continue
 		}
-		if i >= 2 && p.groups[i-2].decoded < len(p.next) {
+		if i >= 2 && p.groups[i-2].decoded < len(p.fields)*p.groups[i-2].numBatches {
 			return pipeTask{}, false
 		}
 		if !g.placed {
@@ -361,9 +576,11 @@ func (p *pipeline) run(t pipeTask) bool {
 				return err
 			}, 0)
 			order := orderByWork(r.file, g.rg, r.plan.fields)
+			waiting, pieceFields := p.fieldPieces(g.rg, pieces)
 			p.mu.Lock()
 			g.placing, g.placed = false, true
 			g.chunks, g.pieces, g.err, g.order = chunks, pieces, err, order
+			g.waiting, g.pieceFields = waiting, pieceFields
 			woke := p.finished()
 			p.mu.Unlock()
 			return woke
@@ -380,28 +597,51 @@ func (p *pipeline) run(t pipeTask) bool {
 		if rerr != nil && g.err == nil {
 			g.err = r.pieceError(g.rg, rerr)
 		}
+		if rerr == nil {
+			for _, f := range g.pieceFields[t.piece] {
+				g.waiting[f]--
+			}
+		}
 		woke := p.finished()
 		p.mu.Unlock()
 		return woke
 	}
 	b := p.batches[t.batch]
 	g := b.group
-	fd := r.plan.fields[t.field]
+	st := &p.fields[t.field]
+	fd := st.decs[t.dec]
+	n := len(st.decs)
 	// call, so that a panic is this field's error (ErrInternal).
 	var col arrow.Array
 	err := call(func(int) error {
-		if t.batch == g.firstBatch {
+		// A split field's decoder steps over the rows of the batches the
+		// other decoders take (splitField): those after its previous batch
+		// of the row group, or from the row group's start.
+		from := t.batch - n + 1
+		if t.batch-g.firstBatch < n {
 			if err := fd.startRowGroup(r, g.rg, g.chunks); err != nil {
+				return err
+			}
+			from = g.firstBatch
+		}
+		if skip := p.rowsBetween(from, t.batch); skip > 0 {
+			if err := fd.(*fieldReader).skipRows(skip); err != nil {
 				return err
 			}
 		}
 		var err error
 		col, err = fd.next(b.rows)
+		if n > 1 && t.batch+n >= g.firstBatch+g.numBatches {
+			// The decoder's last batch of the group may end before the
+			// chunk does: stop its read-ahead before the chunk's buffer
+			// is reused.
+			fd.(*fieldReader).stopReadAhead()
+		}
 		return err
 	}, t.field)
 	p.mu.Lock()
-	p.busy[t.field] = false
-	p.next[t.field]++
+	st.busy[t.dec] = false
+	st.next[t.dec] = p.nextBatch(t.field, t.dec, t.batch)
 	if b.cols == nil {
 		b.cols = make([]arrow.Array, len(r.plan.fields))
 		b.errs = make([]error, len(r.plan.fields))
@@ -409,13 +649,12 @@ func (p *pipeline) run(t pipeTask) bool {
 	b.cols[t.field], b.errs[t.field] = col, err
 	b.done++
 	if err != nil {
-		// The field's decoders are mid-batch: nothing more of it is
-		// decoded. Next reports the error when it reaches this batch.
-		p.failed[t.field] = true
+		// The decoder is mid-batch: nothing more of it is decoded. Next
+		// reports the error when it reaches this batch (the field's other
+		// decoders go on: Next may wait for their batches before).
+		st.failed[t.dec] = true
 	}
-	if t.batch == g.firstBatch+g.numBatches-1 {
-		g.decoded++
-	}
+	g.decoded++
 	woke := p.finished()
 	p.mu.Unlock()
 	return woke
@@ -430,7 +669,16 @@ func (p *pipeline) complete(b int) bool {
 	}
 	// Every field finishes batch b, with or without an error: a field that
 	// failed before b failed the batch Next returned before.
-	return pb.done == len(p.next)
+	return pb.done == len(p.fields)
+}
+
+// rowsBetween returns the rows of batches [a, b).
+func (p *pipeline) rowsBetween(a, b int) int {
+	n := 0
+	for _, pb := range p.batches[a:b] {
+		n += pb.rows
+	}
+	return n
 }
 
 // take waits for batch want and returns its arrays (the caller owns them)
@@ -471,6 +719,13 @@ func (p *pipeline) shutdown() {
 		p.changed.Wait()
 	}
 	p.mu.Unlock()
+	for i := range p.fields {
+		st := &p.fields[i]
+		for _, fd := range st.decs[1:] {
+			fd.(*fieldReader).release()
+		}
+		st.decs = st.decs[:1]
+	}
 	for _, b := range p.batches {
 		for _, c := range b.cols {
 			if c != nil {

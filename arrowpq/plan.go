@@ -103,13 +103,7 @@ func (p *readPlan) orderByWork(f *metadata.File, rg int) {
 func orderByWork(f *metadata.File, rg int, fields []fieldDecoder) []int {
 	work := make([]int64, len(fields))
 	for i, fd := range fields {
-		if fr, ok := fd.(*fieldReader); ok {
-			for _, leaf := range fr.order {
-				if md := f.Meta.RowGroups[rg].Columns[leaf].MetaData; md != nil {
-					work[i] += max(md.TotalUncompressedSize, 0)
-				}
-			}
-		}
+		work[i] = fieldWork(f, rg, fd)
 	}
 	order := make([]int, len(fields))
 	for i := range order {
@@ -117,6 +111,21 @@ func orderByWork(f *metadata.File, rg int, fields []fieldDecoder) []int {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return work[order[a]] > work[order[b]] })
 	return order
+}
+
+// fieldWork is the uncompressed size of fd's column chunks in row group
+// rg: the measure of decoding work that orderByWork and the pipeline's
+// splits use.
+func fieldWork(f *metadata.File, rg int, fd fieldDecoder) int64 {
+	var work int64
+	if fr, ok := fd.(*fieldReader); ok {
+		for _, leaf := range fr.order {
+			if md := f.Meta.RowGroups[rg].Columns[leaf].MetaData; md != nil {
+				work += max(md.TotalUncompressedSize, 0)
+			}
+		}
+	}
+	return work
 }
 
 func (p *readPlan) startRowGroup(r *Reader, rg int, chunks map[int][]byte) error {
@@ -134,14 +143,7 @@ func (p *readPlan) startRowGroup(r *Reader, rg int, chunks map[int][]byte) error
 func (p *readPlan) release() {
 	for _, f := range p.fields {
 		if fr, ok := f.(*fieldReader); ok {
-			for _, lr := range fr.leaves {
-				lr.cr.Close()
-				lr.dense.releaseBinary()
-				if lr.dictArray != nil {
-					lr.dictArray.Release()
-					lr.dictArray = nil
-				}
-			}
+			fr.release()
 		}
 	}
 }

@@ -23,9 +23,11 @@ import (
 // when ReadOptions.Parallelism allows.
 //
 // Memory: a Reader holds a window of each column chunk being read
-// (ReadOptions.ChunkWindow; the compressed chunks of one row group, two
-// with Parallelism > 1, when reading whole chunks) and the batch being
-// built; with Parallelism > 1 also the batch after the one Next returns. The batch returned by RecordBatch is owned by the
+// (ReadOptions.ChunkWindow; the compressed chunks of one row group when
+// reading whole chunks, two with Parallelism > 1) and the batch being
+// built; with Parallelism > 1 also the batch after the one Next returns
+// (for a field that is most of the read, up to Parallelism-1 batches after
+// it: see docs/design/reader.md). The batch returned by RecordBatch is owned by the
 // Reader and released by the next call to Next or by Release/Close; Retain
 // it to keep it longer.
 type Reader struct {
@@ -49,6 +51,10 @@ type Reader struct {
 	pipe      *pipeline                 // Parallelism > 1: the batches decoded ahead (parallel.go)
 	ranged    *rangedRead               // NewReaderFromSource: reads through a RangeSource
 	dec       *encryption.FileDecryptor // nil: the file is not encrypted
+	// maxBatchData, when not zero, is the byte array data one batch of one
+	// leaf may hold (a test hook: SetMaxBatchData); twins of the pipeline's
+	// split fields follow it.
+	maxBatchData int
 
 	// Filtered reads (filterread.go) and Stats.
 	filt    *filterRead

@@ -1,0 +1,37 @@
+package arrowpq
+
+// ForceSplit makes the pipeline decode every field that can be split
+// (pipeline.splitField) with n decoders, whatever its size; 0 restores
+// the size rule. Tests call it while no read runs.
+func ForceSplit(n int) { splitForce = n }
+
+// SplitDecoders returns the number of decoders of each field of a
+// pipelined read, or nil before the first Next or after the end.
+func SplitDecoders(r *Reader) []int {
+	if r.pipe == nil {
+		return nil
+	}
+	var n []int
+	for _, st := range r.pipe.fields {
+		n = append(n, len(st.decs))
+	}
+	return n
+}
+
+// BatchFieldsDone returns the fields of batch b of a pipelined read that
+// are decoded, under the pipeline's lock.
+func BatchFieldsDone(r *Reader, b int) int {
+	p := r.pipe
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.batches[b].done
+}
+
+// SetSplitMinBatchBytes sets the least batch size of a field that the
+// pipeline splits and returns the previous one; tests call it while no
+// read runs.
+func SetSplitMinBatchBytes(n int64) int64 {
+	old := splitMinBatchBytes
+	splitMinBatchBytes = n
+	return old
+}
