@@ -240,7 +240,9 @@ func TestParallelFieldStartsBeforeRowGroupRead(t *testing.T) {
 	}
 	defer rec.Release()
 	data := writeBytes(t, rec, &arrowpq.WriteOptions{RowGroupRows: rows})
-	opts := arrowpq.ReadOptions{BatchSize: 50_000, Parallelism: 2}
+	// Whole-chunk reads (ChunkWindow -1): with windows each leaf reads its
+	// own chunk as it decodes, so no field waits for another's bytes.
+	opts := arrowpq.ReadOptions{BatchSize: 50_000, Parallelism: 2, ChunkWindow: -1}
 	want, err := readBatches(t, bytes.NewReader(data), int64(len(data)), arrowpq.ReadOptions{BatchSize: 50_000, Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
