@@ -175,23 +175,43 @@ var spreadFixed = true
 // spreadWord64 is the per-slot loop over one mixed word on fixed-size
 // views of the slots and of the 64 values below k, which the values of the
 // word lie in (k >= 64): indexes masked to 0..63 need no bounds checks.
+// The word goes a byte at a time, its eight slots unrolled with constant
+// shifts (a shift by a variable count costs x86 a move to CL per slot):
+// BenchmarkSpreadInPlaceMode/mode=2, process CPU per 64Ki 8-byte slots,
+// alternated 6x on a loaded machine: 10% nulls 52.3 -> 45.5 us, 50% 53.5
+// -> 43.5 us. Also tried: each slot's source from a table of ranks per
+// byte value (no running count): 54 us.
 func spreadWord64[T uint32 | uint64](vals []T, w uint64, base, k int) int {
 	dst := (*[64]T)(vals[base : base+64])
 	src := (*[64]T)(vals[k-64 : k])
 	c := 64
-	for j := 63; j >= 0; j -= 4 {
-		v0 := int(w>>uint(j)) & 1
-		c -= v0
-		dst[j&63] = src[c&63] & -T(v0)
-		v1 := int(w>>uint(j-1)) & 1
-		c -= v1
-		dst[(j-1)&63] = src[c&63] & -T(v1)
-		v2 := int(w>>uint(j-2)) & 1
-		c -= v2
-		dst[(j-2)&63] = src[c&63] & -T(v2)
-		v3 := int(w>>uint(j-3)) & 1
-		c -= v3
-		dst[(j-3)&63] = src[c&63] & -T(v3)
+	for g := 56; g >= 0; g -= 8 {
+		b := uint(w >> uint(g))
+		d := (*[8]T)(dst[g&63:])
+		v := int(b>>7) & 1
+		c -= v
+		d[7] = src[c&63] & -T(v)
+		v = int(b>>6) & 1
+		c -= v
+		d[6] = src[c&63] & -T(v)
+		v = int(b>>5) & 1
+		c -= v
+		d[5] = src[c&63] & -T(v)
+		v = int(b>>4) & 1
+		c -= v
+		d[4] = src[c&63] & -T(v)
+		v = int(b>>3) & 1
+		c -= v
+		d[3] = src[c&63] & -T(v)
+		v = int(b>>2) & 1
+		c -= v
+		d[2] = src[c&63] & -T(v)
+		v = int(b>>1) & 1
+		c -= v
+		d[1] = src[c&63] & -T(v)
+		v = int(b) & 1
+		c -= v
+		d[0] = src[c&63] & -T(v)
 	}
 	return k - (64 - c)
 }
