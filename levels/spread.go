@@ -219,53 +219,172 @@ func spreadWord64[T uint32 | uint64](vals []T, w uint64, base, k int) int {
 // SpreadOffsets writes the n+1 slot offsets of a binary array from the
 // dense offsets of its values (one more than the set bits of valid): a
 // slot whose bit is clear repeats the offset before it. A nil valid copies.
+// Slot i takes dense[rank(i)], rank(i) the set bits below i: 64 slots a
+// step, a full word one copy, an empty one a fill, a mixed one slot by
+// slot without branches (spreadOffsetsWord).
 func SpreadOffsets(out []int32, dense []int32, valid []byte, n int) {
-	s := bitmapSlots{n: n, valid: valid}
 	if valid == nil {
 		copy(out, dense[:n+1])
 		return
 	}
-	out = out[:s.n+1]
+	out = out[:n+1]
 	k := 0
-	for i := 0; i < s.n; {
-		if isSet(s.valid, i) {
-			j := nextBit(s.valid, i, s.n, false)
-			copy(out[i:j], dense[k:k+j-i])
-			k += j - i
-			i = j
-		} else {
-			j := nextBit(s.valid, i, s.n, true)
-			fill(out[i:j], dense[k])
-			i = j
+	i := 0
+	for ; i+64 <= n; i += 64 {
+		w := binary.LittleEndian.Uint64(valid[i>>3:])
+		switch {
+		case w == ^uint64(0):
+			copy(out[i:i+64], dense[k:k+64])
+			k += 64
+		case w == 0:
+			fill(out[i:i+64], dense[k])
+		case bits.OnesCount64(^w) <= offsetRunNulls:
+			// Few nulls: copy the runs between them.
+			j := i
+			for z := ^w; z != 0; z &= z - 1 {
+				p := i + bits.TrailingZeros64(z)
+				k += copy(out[j:p], dense[k:k+p-j])
+				out[p] = dense[k]
+				j = p + 1
+			}
+			k += copy(out[j:i+64], dense[k:k+i+64-j])
+		case k+64 <= len(dense):
+			k = spreadOffsetsWord(out, dense, w, i, k)
+		default:
+			for j := i; j < i+64; j++ {
+				out[j] = dense[k]
+				k += int(w>>uint(j&63)) & 1
+			}
 		}
 	}
-	out[s.n] = dense[k]
+	for ; i < n; i++ {
+		out[i] = dense[k]
+		k += int(valid[i>>3]>>(i&7)) & 1
+	}
+	out[n] = dense[k]
+}
+
+// offsetRunNulls is the most nulls a mixed word of SpreadOffsets and
+// SpreadOffsetsInPlace may have to go run by run (a copy per run) rather
+// than slot by slot; tests set it to 0 or 64 to cover both ways.
+var offsetRunNulls = 2
+
+// spreadOffsetsWord is SpreadOffsets' per-slot loop over one mixed word
+// (slots base..base+63, validity w) on a fixed-size view of the 64 dense
+// offsets from k, which the word's slots read (a mixed word has at most
+// 63 set bits): a slot takes the offset at the running count, which its
+// bit then advances. It returns the new k.
+func spreadOffsetsWord(out, dense []int32, w uint64, base, k int) int {
+	dst := (*[64]int32)(out[base : base+64])
+	src := (*[64]int32)(dense[k : k+64])
+	c := 0
+	for g := 0; g < 64; g += 8 {
+		b := uint(w >> uint(g))
+		d := (*[8]int32)(dst[g&63:])
+		d[0] = src[c&63]
+		c += int(b) & 1
+		d[1] = src[c&63]
+		c += int(b>>1) & 1
+		d[2] = src[c&63]
+		c += int(b>>2) & 1
+		d[3] = src[c&63]
+		c += int(b>>3) & 1
+		d[4] = src[c&63]
+		c += int(b>>4) & 1
+		d[5] = src[c&63]
+		c += int(b>>5) & 1
+		d[6] = src[c&63]
+		c += int(b>>6) & 1
+		d[7] = src[c&63]
+		c += int(b>>7) & 1
+	}
+	return k + c
 }
 
 // SpreadOffsetsInPlace is [SpreadOffsets] with the nv+1 dense offsets at
 // the start of out, back to front: slot i takes the offset after the valid
 // slots before it, a count that never exceeds i, so every dense offset is
-// read before it is overwritten.
+// read before it is overwritten. Words go as in SpreadOffsets
+// (spreadOffsetsWordDown). BenchmarkSpreadOffsets, process CPU per 64Ki
+// slots, where a copy or fill per run took 19 / 99 / 420 us at 1% / 10% /
+// 50% random nulls: 17 / 37.5 / 36.5 us (SpreadOffsets: 12.8 / 83 / 389
+// -> 11.6 / 33 / 35).
 func SpreadOffsetsInPlace(out []int32, nv int, valid []byte, n int) {
 	if valid == nil {
 		return
 	}
-	s := bitmapSlots{n: n, valid: valid}
-	out = out[:s.n+1]
+	out = out[:n+1]
 	k := nv
-	out[s.n] = out[k]
-	for i := s.n; i > 0; {
-		if isSet(s.valid, i-1) {
-			j := prevBit(s.valid, i, false) + 1
-			copy(out[j:i], out[k-(i-j):k])
-			k -= i - j
-			i = j
-		} else {
-			j := prevBit(s.valid, i, true) + 1
-			fill(out[j:i], out[k])
-			i = j
+	out[n] = out[k]
+	i := n
+	// The partial word at the end, slot by slot.
+	for ; i > 0 && i&63 != 0; i-- {
+		k -= int(valid[(i-1)>>3]>>((i-1)&7)) & 1
+		out[i-1] = out[k]
+	}
+	for ; i > 0; i -= 64 {
+		w := binary.LittleEndian.Uint64(valid[(i-64)>>3:])
+		switch {
+		case w == ^uint64(0):
+			copy(out[i-64:i], out[k-64:k])
+			k -= 64
+		case w == 0:
+			fill(out[i-64:i], out[k])
+		case bits.OnesCount64(^w) <= offsetRunNulls:
+			// Few nulls: move the runs between them, from the top.
+			j := i
+			for z := ^w; z != 0; {
+				p := i - 64 + 63 - bits.LeadingZeros64(z)
+				r := j - p - 1
+				copy(out[p+1:j], out[k-r:k])
+				k -= r
+				out[p] = out[k]
+				j = p
+				z &^= 1 << uint(p&63)
+			}
+			r := j - (i - 64)
+			copy(out[i-64:j], out[k-r:k])
+			k -= r
+		case k >= 63:
+			k = spreadOffsetsWordDown(out, w, i-64, k)
+		default:
+			for j := i - 1; j >= i-64; j-- {
+				k -= int(w>>uint(j&63)) & 1
+				out[j] = out[k]
+			}
 		}
 	}
+}
+
+// spreadOffsetsWordDown is spreadOffsetsWord back to front and in place,
+// on a view of the 64 offsets up to out[k] (k >= 63): a slot's bit first
+// lowers the count, then the slot takes the offset there. A mixed word
+// has at most 63 set bits, so the count stays in the view.
+func spreadOffsetsWordDown(out []int32, w uint64, base, k int) int {
+	dst := (*[64]int32)(out[base : base+64])
+	src := (*[64]int32)(out[k-63 : k+1])
+	c := 63
+	for g := 56; g >= 0; g -= 8 {
+		b := uint(w >> uint(g))
+		d := (*[8]int32)(dst[g&63:])
+		c -= int(b>>7) & 1
+		d[7] = src[c&63]
+		c -= int(b>>6) & 1
+		d[6] = src[c&63]
+		c -= int(b>>5) & 1
+		d[5] = src[c&63]
+		c -= int(b>>4) & 1
+		d[4] = src[c&63]
+		c -= int(b>>3) & 1
+		d[3] = src[c&63]
+		c -= int(b>>2) & 1
+		d[2] = src[c&63]
+		c -= int(b>>1) & 1
+		d[1] = src[c&63]
+		c -= int(b) & 1
+		d[0] = src[c&63]
+	}
+	return k - (63 - c)
 }
 
 func fill(s []int32, v int32) {

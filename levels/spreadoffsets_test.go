@@ -1,0 +1,107 @@
+package levels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSpreadOffsetsWords holds SpreadOffsets and SpreadOffsetsInPlace
+// (64 slots a step, mixed words branch-free) equal to the plain per-slot
+// reference on slot counts up to 3000 (many whole words, partial last
+// words), with validity all set, all clear, alternating, in long runs and
+// random at 1-99%, and junk bits past n; mixed words run by run, slot by
+// slot, and as chosen by the null count.
+func TestSpreadOffsetsWords(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 19))
+	defer func() { offsetRunNulls = 2 }()
+	for iter := 0; iter < 3000; iter++ {
+		n := rng.IntN(3000)
+		s := testSlots{n: n, valid: make([]byte, (n+7)/8+rng.IntN(9))}
+		pattern, pct := rng.IntN(6), 1+rng.IntN(99)
+		for i := 0; i < n; i++ {
+			var set bool
+			switch pattern {
+			case 0:
+				set = true
+			case 1:
+				set = false
+			case 2:
+				set = i&1 == 0
+			case 3:
+				set = (i/(1+rng.IntN(300)))&1 == 0
+			default:
+				set = rng.IntN(100) >= pct
+			}
+			if set {
+				s.valid[i>>3] |= 1 << (i & 7)
+			} else {
+				s.nullCount++
+			}
+		}
+		for i := n; i < len(s.valid)*8; i++ {
+			s.valid[i>>3] |= byte(rng.IntN(2)) << (i & 7)
+		}
+		nv := n - s.nullCount
+		offs := make([]int32, nv+1)
+		for i := 1; i <= nv; i++ {
+			offs[i] = offs[i-1] + int32(rng.IntN(50))
+		}
+		want := make([]int32, n+1)
+		refSpreadOffsets(want, offs, s)
+		offsetRunNulls = []int{0, 2, 64}[iter%3]
+		got := make([]int32, n+1)
+		SpreadOffsets(got, offs, s.valid, n)
+		if !slices.Equal(got, want) {
+			t.Fatalf("SpreadOffsets: n %d, %d valid, pattern %d", n, nv, pattern)
+		}
+		got = make([]int32, n+1+rng.IntN(3))
+		copy(got, offs)
+		SpreadOffsetsInPlace(got, nv, s.valid, n)
+		if !slices.Equal(got[:n+1], want) {
+			t.Fatalf("SpreadOffsetsInPlace: n %d, %d valid, pattern %d", n, nv, pattern)
+		}
+	}
+}
+
+// BenchmarkSpreadOffsets measures SpreadOffsetsInPlace and SpreadOffsets
+// on 64Ki slots with random nulls; SetBytes counts the 4-byte offsets.
+func BenchmarkSpreadOffsets(b *testing.B) {
+	const n = 64 << 10
+	for _, pct := range []int{1, 10, 50} {
+		rng := rand.New(rand.NewPCG(3, uint64(pct)))
+		valid := make([]byte, n/8)
+		nv := 0
+		for i := 0; i < n; i++ {
+			if rng.IntN(100) >= pct {
+				valid[i>>3] |= 1 << (i & 7)
+				nv++
+			}
+		}
+		dense := make([]int32, nv+1)
+		for i := 1; i <= nv; i++ {
+			dense[i] = dense[i-1] + int32(rng.IntN(30))
+		}
+		out := make([]int32, n+1)
+		b.Run(fmt.Sprintf("nulls=%d/InPlace", pct), func(b *testing.B) {
+			b.SetBytes(4 * n)
+			cpu0 := processCPU()
+			for b.Loop() {
+				copy(out, dense)
+				SpreadOffsetsInPlace(out, nv, valid, n)
+			}
+			reportCPU(b, cpu0)
+		})
+		b.Run(fmt.Sprintf("nulls=%d/Copy", pct), func(b *testing.B) {
+			b.SetBytes(4 * n)
+			cpu0 := processCPU()
+			for b.Loop() {
+				SpreadOffsets(out, dense, valid, n)
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
