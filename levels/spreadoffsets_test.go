@@ -105,3 +105,114 @@ func BenchmarkSpreadOffsets(b *testing.B) {
 		})
 	}
 }
+
+// refSpreadBits is SpreadBits slot by slot.
+func refSpreadBits(dst, dense []byte, valid []byte, n int) {
+	k := 0
+	for i := 0; i < n; i++ {
+		if valid != nil && !isSet(valid, i) {
+			continue
+		}
+		if isSet(dense, k) {
+			dst[i>>3] |= 1 << (i & 7)
+		}
+		k++
+	}
+}
+
+// TestSpreadBitsWords holds SpreadBits (whole bytes, or 64 slots a step)
+// equal to the slot-by-slot reference on up to 3,000 slots: no bitmap,
+// all set, all clear, alternating, long runs, 1-99% random, with junk
+// bits past n in the bitmap and the dense bits, into a dst with bits set
+// in the null slots (they must stay).
+func TestSpreadBitsWords(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 29))
+	for iter := 0; iter < 3000; iter++ {
+		n := rng.IntN(3000)
+		valid := make([]byte, (n+7)/8+rng.IntN(9))
+		pattern, pct := rng.IntN(7), 1+rng.IntN(99)
+		nv := 0
+		for i := 0; i < n; i++ {
+			var set bool
+			switch pattern {
+			case 0:
+				set = true
+			case 1:
+				set = false
+			case 2:
+				set = i&1 == 0
+			case 3:
+				set = (i/(1+rng.IntN(300)))&1 == 0
+			default:
+				set = rng.IntN(100) >= pct
+			}
+			if set {
+				valid[i>>3] |= 1 << (i & 7)
+				nv++
+			}
+		}
+		for i := n; i < len(valid)*8; i++ {
+			valid[i>>3] |= byte(rng.IntN(2)) << (i & 7)
+		}
+		if pattern == 6 {
+			valid, nv = nil, n
+		}
+		dense := make([]byte, (nv+7)/8)
+		for i := range dense {
+			dense[i] = byte(rng.Uint32()) // junk past nv too
+		}
+		dst := make([]byte, (n+7)/8)
+		for i := 0; i < n; i++ {
+			if valid != nil && !isSet(valid, i) && rng.IntN(2) == 0 {
+				dst[i>>3] |= 1 << (i & 7)
+			}
+		}
+		want := slices.Clone(dst)
+		refSpreadBits(want, dense, valid, n)
+		SpreadBits(dst, dense, valid, n)
+		if !slices.Equal(dst, want) {
+			t.Fatalf("n %d, %d valid, pattern %d:\ngot  %x\nwant %x", n, nv, pattern, dst, want)
+		}
+	}
+}
+
+// BenchmarkSpreadBits measures SpreadBits on 64Ki slots; SetBytes counts
+// one byte per slot (as Arrow's bool kernels do).
+func BenchmarkSpreadBits(b *testing.B) {
+	const n = 64 << 10
+	for _, pct := range []int{-1, 10, 50} {
+		rng := rand.New(rand.NewPCG(5, uint64(pct+1)))
+		var valid []byte
+		nv := n
+		if pct >= 0 {
+			valid = make([]byte, n/8)
+			nv = 0
+			for i := 0; i < n; i++ {
+				if rng.IntN(100) >= pct {
+					valid[i>>3] |= 1 << (i & 7)
+					nv++
+				}
+			}
+		}
+		dense := make([]byte, (nv+7)/8)
+		for i := range dense {
+			dense[i] = byte(rng.Uint32())
+		}
+		dst := make([]byte, n/8)
+		name := fmt.Sprintf("nulls=%d", pct)
+		if pct < 0 {
+			name = "nulls=none"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(n)
+			cpu0 := processCPU()
+			for b.Loop() {
+				clear(dst)
+				SpreadBits(dst, dense, valid, n)
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
