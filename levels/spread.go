@@ -14,55 +14,6 @@ import (
 // nulls and 105 µs at 50%, where a bit test per slot and a copy per run
 // took 105 µs and 400 µs.
 
-// validWord returns the 64 validity bits of word k of bm, zero past its
-// end.
-func validWord(bm []byte, k int) uint64 {
-	if i := k * 8; i+8 <= len(bm) {
-		return binary.LittleEndian.Uint64(bm[i:])
-	}
-	var w uint64
-	for j, b := range bm[k*8:] {
-		w |= uint64(b) << (8 * j)
-	}
-	return w
-}
-
-// nextBit returns the first index in [i, n) whose bit is set (or unset,
-// when set is false), or n.
-func nextBit(bm []byte, i, n int, set bool) int {
-	for i < n {
-		w := validWord(bm, i>>6)
-		if !set {
-			w = ^w
-		}
-		if w >>= uint(i & 63); w != 0 {
-			return min(i+bits.TrailingZeros64(w), n)
-		}
-		i = (i | 63) + 1
-	}
-	return n
-}
-
-// prevBit returns the last index below i whose bit is set (or unset), or
-// -1.
-func prevBit(bm []byte, i int, set bool) int {
-	for i > 0 {
-		k := (i - 1) >> 6
-		w := validWord(bm, k)
-		if !set {
-			w = ^w
-		}
-		if r := uint(i - k*64); r < 64 {
-			w &= 1<<r - 1
-		}
-		if w != 0 {
-			return k*64 + 63 - bits.LeadingZeros64(w)
-		}
-		i = k * 64
-	}
-	return -1
-}
-
 // bitmapSlots are n slots and their validity bitmap.
 type bitmapSlots struct {
 	n     int
@@ -75,20 +26,30 @@ func isSet(bm []byte, i int) bool { return bm[i>>3]>>(i&7)&1 != 0 }
 // dst whose bit in valid is set (all n slots when valid is nil), in order,
 // leaving the other slots as they are (zero in a new buffer). It is
 // [Spread] for values whose width is known only at run time (decimals,
-// fixed-size binary).
+// fixed-size binary). Runs of set bits are found 64 slots at a time in a
+// register, each run (joined across words) one copy.
 func SpreadWidth(dst, dense []byte, width int, valid []byte, n int) {
-	s := bitmapSlots{n: n, valid: valid}
 	if valid == nil {
 		copy(dst, dense[:n*width])
 		return
 	}
-	k := 0
-	for i := nextBit(s.valid, 0, s.n, true); i < s.n; {
-		j := nextBit(s.valid, i, s.n, false)
-		copy(dst[i*width:j*width], dense[k*width:(k+j-i)*width])
-		k += j - i
-		i = nextBit(s.valid, j, s.n, true)
+	// The pending run: slots [ps, ps+pl) take dense values [pk, pk+pl);
+	// a run that continues it across a word boundary extends it.
+	ps, pl, pk := 0, 0, 0
+	for i := 0; i < n; i += 64 {
+		w := loadBits(valid, i, min(64, n-i))
+		for w != 0 {
+			t := bits.TrailingZeros64(w)
+			r := bits.TrailingZeros64(^(w >> uint(t)))
+			if i+t != ps+pl {
+				copy(dst[ps*width:(ps+pl)*width], dense[pk*width:(pk+pl)*width])
+				ps, pk, pl = i+t, pk+pl, 0
+			}
+			pl += r
+			w &^= (1<<uint(r) - 1) << uint(t)
+		}
 	}
+	copy(dst[ps*width:(ps+pl)*width], dense[pk*width:(pk+pl)*width])
 }
 
 // SpreadInPlaceWidth moves the nv dense values at the start of buf (width
@@ -96,26 +57,54 @@ func SpreadWidth(dst, dense []byte, width int, valid []byte, n int) {
 // front so that no value is overwritten before it moves (a slot never
 // precedes its value); the other slots are zeroed. A nil valid means every
 // slot holds a value: nothing moves. 4- and 8-byte values go faster
-// through [SpreadInPlace].
+// through [SpreadInPlace]. Runs of set and clear bits are found 64 slots
+// at a time in a register, each run (joined across words) one copy or one
+// clear. BenchmarkSpreadWidth, process CPU per 64Ki 16-byte slots, where
+// runs were found by scanning the bitmap in memory per run: 1% / 10% / 50%
+// random nulls 30 / 120 / 445 us -> 31 / 88 / 344 (SpreadWidth 29 / 90 /
+// 260 -> 30 / 50 / 103).
 func SpreadInPlaceWidth(buf []byte, nv, width int, valid []byte, n int) {
 	if valid == nil {
 		return
 	}
-	s := bitmapSlots{n: n, valid: valid}
+	// The pending run: slots [lo, hi), set (taking the dense values that
+	// end at k) or clear; a run of its kind just below extends it. Runs
+	// go top down, so a set run's values are below every slot it and the
+	// runs above it touch.
+	lo, hi, set := n, n, false
 	k := nv
-	for i := s.n; i > 0; {
-		if isSet(s.valid, i-1) {
-			j := prevBit(s.valid, i, false) + 1
-			// slots [j, i) take values [k-(i-j), k)
-			copy(buf[j*width:i*width], buf[(k-(i-j))*width:k*width])
-			k -= i - j
-			i = j
+	flush := func() {
+		if set {
+			r := hi - lo
+			copy(buf[lo*width:hi*width], buf[(k-r)*width:k*width])
+			k -= r
 		} else {
-			j := prevBit(s.valid, i, true) + 1
-			clear(buf[j*width : i*width])
-			i = j
+			clear(buf[lo*width : hi*width])
 		}
 	}
+	for top := n; top > 0; {
+		base := (top - 1) &^ 63
+		// The slots [base, top) with their bits at 0..top-base-1.
+		w := loadBits(valid, base, top-base)
+		j := top - base
+		for j > 0 {
+			// Slots [base+l, base+j) of one kind, the kind of slot j-1.
+			s := w>>uint(j-1)&1 != 0
+			z := w & (1<<uint(j) - 1)
+			if s {
+				z = ^w & (1<<uint(j) - 1)
+			}
+			l := 64 - bits.LeadingZeros64(z)
+			if s != set || base+j != lo {
+				flush()
+				hi, set = base+j, s
+			}
+			lo = base + l
+			j = l
+		}
+		top = base
+	}
+	flush()
 }
 
 // SpreadInPlace is [SpreadInPlaceWidth] for 4- and 8-byte values (as
