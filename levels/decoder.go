@@ -346,6 +346,9 @@ func (d *Decoder) DecodeValidity(bitmap []byte, offset, n int) (nullCount int, e
 	if n > d.remaining || n < 0 {
 		return 0, fmt.Errorf("levels: %d levels wanted, %d left: %w", n, d.remaining, ErrCorrupt)
 	}
+	if d.width == 1 && !d.bitPacked && validity1Fast {
+		return d.decodeValidity1(bitmap, offset, n)
+	}
 	if d.bitPacked {
 		for n > 0 {
 			k := min(n, len(d.levels))

@@ -69,6 +69,20 @@
 // [Shredder.Rep] with an [Encoder] and write the leaf values at
 // [Shredder.ValueIndices].
 //
+// # Fast paths
+//
+// Each kernel has a general twin and a differential test between the two:
+// width-1 definition levels go to a validity bitmap in one loop with its
+// state in locals (decodeValidity1, TestDecodeValidity1Differential);
+// validity from decoded levels compares 8 levels per multiply (geq8,
+// TestValidityDifferential); the spreads take the validity 64 slots at a
+// time: whole words are one copy or fill, mixed words of 4- and 8-byte
+// values and of offsets go slot by slot without branches, a byte of
+// validity per unrolled step (spreadWord64, spreadOffsetsWord;
+// TestSpreadWord64MatchesLoop, TestSpreadOffsetsWords), runs of
+// run-time-width values are found in a register (TestSpreadWidthWords),
+// booleans are deposited a word at a time (TestSpreadBitsWords).
+//
 // # Non-goals
 //
 // No Arrow arrays or schema mapping (package typemap and arrowpq do that),

@@ -3,6 +3,7 @@ package levels
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -269,5 +270,78 @@ func BenchmarkSpreadInPlaceMode(b *testing.B) {
 				reportCPU(b, cpu0)
 			})
 		}
+	}
+}
+
+// TestSpreadWord64MatchesLoop holds spreadWord64 (a byte at a time,
+// unrolled) equal to the plain per-slot loop of SpreadInPlace on random
+// words (every density, single bits, bytes of all ones or zeros) for both
+// value sizes, with the values below the word at every distance.
+func TestSpreadWord64MatchesLoop(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 17))
+	for iter := 0; iter < 20000; iter++ {
+		var w uint64
+		switch rng.IntN(5) {
+		case 0:
+			w = 1 << rng.IntN(64)
+		case 1:
+			w = ^uint64(1 << rng.IntN(64))
+		case 2: // whole bytes of ones and zeros
+			for g := 0; g < 8; g++ {
+				w |= uint64([]byte{0, 0xff, byte(rng.Uint32())}[rng.IntN(3)]) << (8 * g)
+			}
+		default:
+			for j := 0; j < 64; j++ {
+				if rng.IntN(64) < iter%65 {
+					w |= 1 << j
+				}
+			}
+		}
+		nv := bits.OnesCount64(w)
+		// Dense values end at k, the word's are [k-nv, k); k >= 64 and
+		// k <= base+nv (a slot never precedes its value).
+		k := 64 + rng.IntN(64)
+		base := k - nv + rng.IntN(64)
+		check := func(name string, got, want []uint64, kg, kw int) {
+			t.Helper()
+			if kg != kw || !slices.Equal(got, want) {
+				t.Fatalf("%s: w %016x base %d k %d: k %d want %d\ngot  %x\nwant %x", name, w, base, k, kg, kw, got, want)
+			}
+		}
+		n := base + 64
+		v64 := make([]uint64, n)
+		v32 := make([]uint32, n)
+		for i := range v64 {
+			v64[i] = rng.Uint64()
+			v32[i] = uint32(v64[i])
+		}
+		ref := func(vals []uint64) int {
+			kk := k
+			for j := base + 63; j >= base; j-- {
+				if w>>uint(j-base)&1 == 1 {
+					kk--
+					vals[j] = vals[kk]
+				} else {
+					vals[j] = 0
+				}
+			}
+			return kk
+		}
+		want := slices.Clone(v64)
+		kw := ref(want)
+		got := slices.Clone(v64)
+		kg := spreadWord64(got, w, base, k)
+		check("uint64", got, want, kg, kw)
+		g32 := slices.Clone(v32)
+		kg = spreadWord64(g32, w, base, k)
+		got32 := make([]uint64, n)
+		want32 := make([]uint64, n)
+		for i := range g32 {
+			got32[i] = uint64(g32[i])
+			want32[i] = want[i] & 0xffff_ffff
+		}
+		check("uint32", got32, want32, kg, kw)
 	}
 }
