@@ -124,6 +124,9 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 		if len(dense) > 0 && &dense[0] != &target[0] {
 			copy(values.Bytes(), dense) // identity: the decoded values themselves
 		}
+		// Every slot holds a value, so dense covers the buffer; should a
+		// corrupt page leave fewer, the rest must not show the heap.
+		clear(values.Bytes()[min(len(dense), values.Len()):])
 	} else {
 		levels.SpreadWidth(values.Bytes(), dense, width, s.bitmap(), s.n)
 	}
@@ -498,8 +501,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 		}
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		off := memory.NewResizableBuffer(mem)
-		off.Resize((s.n + 1) * 8)
+		off := newUninitBuffer(mem, (s.n+1)*8)
 		out := arrow.Int64Traits.CastFromBytes(off.Bytes())
 		k := 0
 		for i := 0; i < s.n; i++ {
@@ -509,8 +511,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 			}
 		}
 		out[s.n] = int64(offsets[k])
-		dataBuf := memory.NewResizableBuffer(mem)
-		dataBuf.Resize(len(data))
+		dataBuf := newUninitBuffer(mem, len(data))
 		copy(dataBuf.Bytes(), data)
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	default: // views
@@ -529,10 +530,9 @@ const viewInlineSize = 12
 // byte array data stays below maxByteArrayData). Built directly rather than
 // through a builder, which copied each value into a Go string first.
 func buildViews(mem memory.Allocator, dt arrow.DataType, offsets []int32, data []byte, s slots, validBuf *memory.Buffer) arrow.Array {
-	views := memory.NewResizableBuffer(mem)
-	views.Resize(s.n * arrow.ViewHeaderSizeBytes)
+	views := newUninitBuffer(mem, s.n*arrow.ViewHeaderSizeBytes)
 	out := views.Bytes()
-	clear(out)
+	clear(out) // null slots and the bytes short values leave stay zero
 	hasNulls := s.valid != nil && s.nullCount > 0
 	long := false
 	k := 0
