@@ -1,6 +1,8 @@
 package arrowpq
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -35,10 +37,18 @@ type denseValues struct {
 	// lastData and lastRows the data size and rows of the last batch
 	// taken (freshDataGuess).
 	binRows, lastData, lastRows int
+	// dataScratch: Data is scratch from cache, not the batch's (the
+	// first batch with the fresh allocator when hintLow).
+	dataScratch bool
+	// hintLow: dataHint comes from a dictionary-encoded chunk's size.
+	hintLow bool
+	// guessCap is the capacity freshDataGuess gave the batch's data,
+	// marginUp how many times its margin is doubled (adaptMargin).
+	guessCap, marginUp int
 	// scratch holds converted values before they are spread over slots.
 	scratch []byte
-	// cache lends scratch between the leaves of the reader
-	// (ReadOptions.scratch).
+	// cache lends scratch (and the first batch's Data with the fresh
+	// allocator) between the leaves of the reader (ReadOptions.scratch).
 	cache *scratchCache
 }
 
@@ -126,7 +136,20 @@ func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
 	d.Offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:1]
 	d.Offsets[0] = 0
 	if fresh {
+		if d.lastRows == 0 && d.hintLow {
+			// The first batch has no size to go by, and dataHint, a
+			// guess from the chunk's size, is far too small for a
+			// dictionary-encoded chunk: it decodes into scratch that
+			// grows as needed and stays with the reader (the decoders
+			// grow by half at a time, and fresh memory would pay that
+			// again for each leaf), and takeBinary copies it.
+			d.Data = d.cache.take(d.dataHint)
+			d.Data = slices.Grow(d.Data[:0], d.dataHint)
+			d.dataScratch = true
+			return
+		}
 		d.Data = fa.allocateUninit(d.freshDataGuess(numValues))[:0]
+		d.dataScratch = false
 		return
 	}
 	d.dataBuf.Reserve(max(d.dataHint+d.dataHint/4, 64))
@@ -135,17 +158,34 @@ func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
 
 // freshDataGuess is the capacity of a fresh batch's byte array data for
 // numRows rows: the bytes per row of the previous batch and a margin of a
-// 64th (the batches of the benchmarks' strings vary by about 0.2%), plus
-// the room a dictionary gather asks for one block of indices ahead (256
-// values of up to 32 bytes, pagecodec's short gathers) and the 32 bytes of
-// slack of the PLAIN decoder. The first batch of the reader takes dataHint,
+// 128th (the batches of the benchmarks' strings vary by about 0.2%), which
+// also covers the room a dictionary gather asks for ahead of a block of
+// 256 indices (their count times the longest value, pagecodec's short
+// gathers: 256 × (17-12) bytes more than they take for lineitem's
+// l_shipinstruct), and 1 KiB for small batches and the PLAIN decoder's 32
+// bytes of slack. Each batch that outgrew its guess doubles the margin,
+// up to an eighth (the most takeBinary hands out as slack), and each that
+// did not halves it again. The first batch of the reader takes dataHint,
 // the estimate from the column chunk's size.
 func (d *denseValues) freshDataGuess(numRows int) int {
 	guess := d.dataHint
 	if d.lastRows > 0 {
 		guess = int(min(int64(d.lastData)*int64(numRows)/int64(d.lastRows), maxByteArrayData))
 	}
-	return guess + guess/64 + 8<<10 + 64
+	guess += guess>>(7-d.marginUp) + 1<<10
+	d.guessCap = guess
+	return guess
+}
+
+// adaptMargin widens freshDataGuess's margin after a batch of n bytes
+// that outgrew its guess and narrows it after one that did not.
+func (d *denseValues) adaptMargin(n int) {
+	switch {
+	case n > d.guessCap-32 && d.marginUp < 4:
+		d.marginUp++
+	case n <= d.guessCap-32 && d.marginUp > 0:
+		d.marginUp--
+	}
 }
 
 // capped returns b[:n] with no capacity past len(b): a pool buffer's
@@ -236,7 +276,15 @@ func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
 	d.dataHint = max(d.dataHint, len(d.Data))
 	offsets = d.offBuf
 	if d.dataBuf == nil {
-		data = freshData(d.Data)
+		if d.dataScratch {
+			data = freshCopy(d.Data)
+			// The array has its own copy: the slice goes to the next leaf.
+			d.cache.give(d.Data)
+			d.dataScratch = false
+		} else {
+			d.adaptMargin(len(d.Data))
+			data = freshData(d.Data)
+		}
 		d.lastData, d.lastRows = len(d.Data), d.binRows
 		d.Data = nil
 	} else {
@@ -260,6 +308,7 @@ func (d *denseValues) releaseBinary() {
 	}
 	d.offBuf, d.dataBuf = nil, nil
 	d.Offsets, d.Data = nil, nil
+	d.dataScratch = false
 }
 
 // releaseDirect drops a direct buffer that was not handed over.
