@@ -89,10 +89,29 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
-	// Without nulls the values convert straight into the Arrow buffer;
-	// with nulls they convert into reused scratch and are spread, and the
-	// null slots must be zero.
+	// Without nulls the values convert straight into the Arrow buffer.
+	// With nulls they convert into the start of the Arrow buffer and
+	// are spread in place, null slots zeroed, as on the direct path: the
+	// buffer needs no zeroing and the values no scratch (nested leaves).
+	// Should the values not match the slots (nothing else decodes that
+	// way), they convert into reused scratch and are spread over a
+	// zeroed buffer.
 	noNulls := s.valid == nil || s.nullCount == 0
+	if !noNulls && inPlaceSpread && d.N == s.n-s.nullCount {
+		values := newUninitBuffer(mem, s.n*width)
+		buf := values.Bytes()
+		dense, err := convertDense(buf, conv, dt, &d.Values, width, int96Unit)
+		if err != nil {
+			values.Release()
+			releaseBuffers(validBuf)
+			return nil, err
+		}
+		if len(dense) > 0 && &dense[0] != &buf[0] {
+			copy(buf, dense) // identity: the decoded values themselves
+		}
+		s.spreadInPlace(buf, d.N, width)
+		return makeArray(dt, s, validBuf, values), nil
+	}
 	var values *memory.Buffer
 	if noNulls {
 		values = newUninitBuffer(mem, s.n*width)
@@ -134,6 +153,10 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 }
 
 var errUnsupportedConversion = fmt.Errorf("unsupported conversion")
+
+// inPlaceSpread selects buildLeaf's in-place spread for values with nulls;
+// tests turn it off to compare with the spread from scratch.
+var inPlaceSpread = true
 
 func bitmapBuffer(mem memory.Allocator, s slots) *memory.Buffer {
 	if s.valid == nil || s.nullCount == 0 {

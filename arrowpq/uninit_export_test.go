@@ -15,3 +15,11 @@ func SetUninitFill(fill func([]byte), minSize int, count *atomic.Int64) (restore
 	}
 	return func() { uninitFill, uninitMinSize = oldFill, oldMin }
 }
+
+// SetInPlaceSpread turns buildLeaf's in-place spread of values with nulls
+// on or off and returns a function that restores it.
+func SetInPlaceSpread(on bool) (restore func()) {
+	old := inPlaceSpread
+	inPlaceSpread = on
+	return func() { inPlaceSpread = old }
+}

@@ -465,3 +465,90 @@ func TestBatchesUnchangedByLaterReads(t *testing.T) {
 		t.Fatal("no buffer was allocated unzeroed")
 	}
 }
+
+// TestInPlaceSpreadDifferential: buildLeaf's in-place spread of values
+// with nulls (converted into the start of an unzeroed Arrow buffer, moved
+// to their slots, null slots zeroed) builds the same buffers as the
+// spread from scratch over a zeroed buffer, on nested leaves with null
+// elements and flat leaves of every type; batch sizes that split pages,
+// and one batch that is all nulls.
+func TestInPlaceSpreadDifferential(t *testing.T) {
+	rec := allTypesRecord(4000)
+	defer rec.Release()
+	d, _ := benchmarks.DatasetByName("nested")
+	nested := d.Build(memory.DefaultAllocator, 6000)
+	defer nested.Release()
+	nulls := allNullsRecord(t, 300)
+	defer nulls.Release()
+	files := []uninitFile{
+		{"alltypes", writePqarrow(t, rec, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1500), parquet.WithDataPageSize(2<<10)))},
+		{"alltypes-plain", writeArrowpq(t, rec, &arrowpq.WriteOptions{RowGroupRows: 2500, Dictionary: arrowpq.Off})},
+		{"nested", writeArrowpq(t, nested, &arrowpq.WriteOptions{RowGroupRows: 2500, DataPageSize: 4 << 10})},
+		{"allnulls", writePqarrow(t, nulls, parquet.NewWriterProperties())},
+	}
+	var filled atomic.Int64
+	restore := arrowpq.SetUninitFill(func(b []byte) {
+		for i := range b {
+			b[i] = 0xA5
+		}
+	}, 64, &filled)
+	defer restore()
+	for _, f := range files {
+		for _, batch := range []int{97, 1000, 0} {
+			t.Run(fmt.Sprintf("%s/batch=%d", f.name, batch), func(t *testing.T) {
+				opts := arrowpq.ReadOptions{BatchSize: batch, Parallelism: 1}
+				want, err := readAllBatches(f.data, opts)
+				defer releaseAll(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				off := arrowpq.SetInPlaceSpread(false)
+				ref, err := readAllBatches(f.data, opts)
+				off()
+				defer releaseAll(ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(want) != len(ref) {
+					t.Fatalf("%d batches in place, %d from scratch", len(want), len(ref))
+				}
+				for i := range want {
+					if !array.RecordEqual(want[i], ref[i]) {
+						t.Fatalf("batch %d differs", i)
+					}
+				}
+				a, b := batchBytes(want, false), batchBytes(ref, false)
+				for i := range a {
+					if !bytes.Equal(a[i], b[i]) {
+						t.Fatalf("buffer %d differs at byte %d", i, firstDiff(a[i], b[i]))
+					}
+				}
+			})
+		}
+	}
+}
+
+// allNullsRecord is n rows of a nullable int64, a list of nullable
+// float32 and a struct of a nullable decimal, all null (the lists hold
+// null elements).
+func allNullsRecord(t *testing.T, n int) arrow.RecordBatch {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Float32), Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "d", Type: &arrow.Decimal128Type{Precision: 20, Scale: 1}, Nullable: true})},
+	}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	for range n {
+		b.Field(0).AppendNull()
+		lb := b.Field(1).(*array.ListBuilder)
+		lb.Append(true)
+		lb.ValueBuilder().AppendNull()
+		lb.ValueBuilder().AppendNull()
+		sb := b.Field(2).(*array.StructBuilder)
+		sb.Append(true)
+		sb.FieldBuilder(0).AppendNull()
+	}
+	return b.NewRecordBatch()
+}
