@@ -164,13 +164,15 @@ func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
 // gathers: 256 × (17-12) bytes more than they take for lineitem's
 // l_shipinstruct), and 1 KiB for small batches and the PLAIN decoder's 32
 // bytes of slack. Each batch that outgrew its guess doubles the margin,
-// up to an eighth (the most takeBinary hands out as slack), and each that
-// did not halves it again. The first batch of the reader takes dataHint,
+// up to a sixteenth (takeBinary copies data with more than an eighth of
+// slack), and each that did not halves it again. The first batch of the reader takes dataHint,
 // the estimate from the column chunk's size.
 func (d *denseValues) freshDataGuess(numRows int) int {
 	guess := d.dataHint
 	if d.lastRows > 0 {
-		guess = int(min(int64(d.lastData)*int64(numRows)/int64(d.lastRows), maxByteArrayData))
+		// At most twice the last batch's bytes: a batch of few rows with
+		// long values must not make the next one allocate without bound.
+		guess = int(min(int64(d.lastData)*int64(min(numRows, 2*d.lastRows))/int64(d.lastRows), maxByteArrayData))
 	}
 	guess += guess>>(7-d.marginUp) + 1<<10
 	d.guessCap = guess
@@ -181,7 +183,7 @@ func (d *denseValues) freshDataGuess(numRows int) int {
 // that outgrew its guess and narrows it after one that did not.
 func (d *denseValues) adaptMargin(n int) {
 	switch {
-	case n > d.guessCap-32 && d.marginUp < 4:
+	case n > d.guessCap-32 && d.marginUp < 3:
 		d.marginUp++
 	case n <= d.guessCap-32 && d.marginUp > 0:
 		d.marginUp--
