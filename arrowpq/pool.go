@@ -200,7 +200,18 @@ var uninitMinSize = poolMinSize
 // write shows in a batch, or with zeros, the reference.
 var uninitFill func([]byte)
 
-func (a freshAllocator) Reallocate(size int, b []byte) []byte { return reallocate(a, size, b) }
+// Reallocate grows or shrinks b to size, keeping its content; new bytes
+// are zero. A new buffer is written once: b's bytes are copied over
+// unzeroed memory and only the rest is cleared (a nested leaf's offsets
+// grow batch after batch).
+func (a freshAllocator) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return reallocate(a, size, b)
+	}
+	nb := a.allocateUninit(size)
+	clear(nb[copy(nb, b):])
+	return nb
+}
 
 func (freshAllocator) Free([]byte) {}
 
