@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -168,6 +169,11 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		limit := min(16*max(int64(len(chunk)), size), 64<<20)
 		perValue := min(max(md.TotalUncompressedSize, 0)/md.NumValues, limit)
 		l.dense.dataHint = int(min(mulSat(perValue, int64(l.batchRows)), limit))
+		// A dictionary-encoded chunk's bytes say little about its values'
+		// (startBinary).
+		l.dense.hintLow = slices.ContainsFunc(md.Encodings, func(e format.Encoding) bool {
+			return e == format.Encoding_PLAIN_DICTIONARY || e == format.Encoding_RLE_DICTIONARY
+		})
 	}
 }
 

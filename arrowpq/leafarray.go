@@ -89,10 +89,29 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
-	// Without nulls the values convert straight into the Arrow buffer;
-	// with nulls they convert into reused scratch and are spread, and the
-	// null slots must be zero.
+	// Without nulls the values convert straight into the Arrow buffer.
+	// With nulls they convert into the start of the Arrow buffer and
+	// are spread in place, null slots zeroed, as on the direct path: the
+	// buffer needs no zeroing and the values no scratch (nested leaves).
+	// Should the values not match the slots (nothing else decodes that
+	// way), they convert into reused scratch and are spread over a
+	// zeroed buffer.
 	noNulls := s.valid == nil || s.nullCount == 0
+	if !noNulls && inPlaceSpread && d.N == s.n-s.nullCount {
+		values := newUninitBuffer(mem, s.n*width)
+		buf := values.Bytes()
+		dense, err := convertDense(buf, conv, dt, &d.Values, width, int96Unit)
+		if err != nil {
+			values.Release()
+			releaseBuffers(validBuf)
+			return nil, err
+		}
+		if len(dense) > 0 && &dense[0] != &buf[0] {
+			copy(buf, dense) // identity: the decoded values themselves
+		}
+		s.spreadInPlace(buf, d.N, width)
+		return makeArray(dt, s, validBuf, values), nil
+	}
 	var values *memory.Buffer
 	if noNulls {
 		values = newUninitBuffer(mem, s.n*width)
@@ -124,6 +143,9 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 		if len(dense) > 0 && &dense[0] != &target[0] {
 			copy(values.Bytes(), dense) // identity: the decoded values themselves
 		}
+		// Every slot holds a value, so dense covers the buffer; should a
+		// corrupt page leave fewer, the rest must not show the heap.
+		clear(values.Bytes()[min(len(dense), values.Len()):])
 	} else {
 		levels.SpreadWidth(values.Bytes(), dense, width, s.bitmap(), s.n)
 	}
@@ -131,6 +153,10 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 }
 
 var errUnsupportedConversion = fmt.Errorf("unsupported conversion")
+
+// inPlaceSpread selects buildLeaf's in-place spread for values with nulls;
+// tests turn it off to compare with the spread from scratch.
+var inPlaceSpread = true
 
 func bitmapBuffer(mem memory.Allocator, s slots) *memory.Buffer {
 	if s.valid == nil || s.nullCount == 0 {
@@ -498,8 +524,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 		}
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		off := memory.NewResizableBuffer(mem)
-		off.Resize((s.n + 1) * 8)
+		off := newUninitBuffer(mem, (s.n+1)*8)
 		out := arrow.Int64Traits.CastFromBytes(off.Bytes())
 		k := 0
 		for i := 0; i < s.n; i++ {
@@ -509,8 +534,7 @@ func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slot
 			}
 		}
 		out[s.n] = int64(offsets[k])
-		dataBuf := memory.NewResizableBuffer(mem)
-		dataBuf.Resize(len(data))
+		dataBuf := newUninitBuffer(mem, len(data))
 		copy(dataBuf.Bytes(), data)
 		return makeArray(dt, s, validBuf, off, dataBuf), nil
 	default: // views
@@ -529,10 +553,9 @@ const viewInlineSize = 12
 // byte array data stays below maxByteArrayData). Built directly rather than
 // through a builder, which copied each value into a Go string first.
 func buildViews(mem memory.Allocator, dt arrow.DataType, offsets []int32, data []byte, s slots, validBuf *memory.Buffer) arrow.Array {
-	views := memory.NewResizableBuffer(mem)
-	views.Resize(s.n * arrow.ViewHeaderSizeBytes)
+	views := newUninitBuffer(mem, s.n*arrow.ViewHeaderSizeBytes)
 	out := views.Bytes()
-	clear(out)
+	clear(out) // null slots and the bytes short values leave stay zero
 	hasNulls := s.valid != nil && s.nullCount > 0
 	long := false
 	k := 0

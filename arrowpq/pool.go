@@ -164,8 +164,8 @@ var _ memory.Allocator = (*bufferPool)(nil)
 // page-aligned, so the 64-byte alignment Arrow recommends holds without
 // GoAllocator's 64 bytes of padding, which pushed a page-sized buffer onto
 // a second page), and Reallocate grows in place when the capacity allows.
-// make already zeroes, and the runtime skips that for memory fresh from
-// the OS; nothing here clears a buffer twice.
+// Allocate zeroes (make); buffers the reader overwrites entirely come from
+// allocateUninit (newUninitBuffer), which does not.
 type freshAllocator struct{}
 
 func (freshAllocator) Allocate(size int) []byte {
@@ -175,18 +175,59 @@ func (freshAllocator) Allocate(size int) []byte {
 	return make([]byte, size)
 }
 
-func (a freshAllocator) Reallocate(size int, b []byte) []byte { return reallocate(a, size, b) }
+// allocateUninit returns size bytes (len = cap = size) that the runtime
+// did not zero, for buffers the caller overwrites entirely; below
+// uninitMinSize it is Allocate (small buffers are cheap to zero, and the
+// Go allocator packs them at alignments below Arrow's; larger ones are
+// page-aligned).
+func (a freshAllocator) allocateUninit(size int) []byte {
+	if size < uninitMinSize {
+		return a.Allocate(size)
+	}
+	b := uninitBytes(size)
+	if uninitFill != nil {
+		uninitFill(b)
+	}
+	return b
+}
+
+// uninitMinSize is the smallest buffer freshAllocator.allocateUninit does
+// not zero; tests lower it to cover small files.
+var uninitMinSize = poolMinSize
+
+// uninitFill, when set (by tests only), fills every buffer of
+// allocateUninit: with a poison byte, so that a byte the reader failed to
+// write shows in a batch, or with zeros, the reference.
+var uninitFill func([]byte)
+
+// Reallocate grows or shrinks b to size, keeping its content; new bytes
+// are zero. A new buffer is written once: b's bytes are copied over
+// unzeroed memory and only the rest is cleared (a nested leaf's offsets
+// grow batch after batch).
+func (a freshAllocator) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return reallocate(a, size, b)
+	}
+	nb := a.allocateUninit(size)
+	clear(nb[copy(nb, b):])
+	return nb
+}
 
 func (freshAllocator) Free([]byte) {}
 
 var _ memory.Allocator = freshAllocator{}
 
 // newUninitBuffer returns a buffer of size bytes that the caller
-// overwrites entirely: from the pool without zeroing, or from any other
+// overwrites entirely, before any of it reaches a caller of the Reader:
+// from the pool or the fresh allocator without zeroing (exactly size
+// bytes: Buf is Bytes, nothing unwritten past them), or from any other
 // allocator as it gives them.
 func newUninitBuffer(mem memory.Allocator, size int) *memory.Buffer {
-	if p, ok := mem.(*bufferPool); ok {
-		return memory.NewBufferWithAllocator(p.allocateUninit(size), p)
+	switch a := mem.(type) {
+	case *bufferPool:
+		return memory.NewBufferWithAllocator(a.allocateUninit(size), a)
+	case freshAllocator:
+		return memory.NewBufferWithAllocator(a.allocateUninit(size), a)
 	}
 	b := memory.NewResizableBuffer(mem)
 	b.Resize(size)

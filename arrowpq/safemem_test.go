@@ -229,11 +229,12 @@ func TestFreshAllocator(t *testing.T) {
 }
 
 // TestDefaultReadDataNotShared: with the default options the byte array
-// data of a flat leaf decodes into a slice of the reader's, reused batch
-// after batch and lent between leaves (startBinary, scratchCache); every
-// returned array must hold a copy. The value bytes of the plain and
-// dictionary-encoded columns never overlap the memory of any such slice,
-// nor another batch's values.
+// data of a batch decodes into new memory of its own (startBinary), which
+// the batch takes; a leaf keeps no data slice past the batch, and
+// scratch lent between leaves (scratchCache) is never handed out. The
+// value bytes of the plain and dictionary-encoded columns, up to their
+// capacity, never overlap a leaf's data slice or the cache's, nor another
+// batch's values.
 func TestDefaultReadDataNotShared(t *testing.T) {
 	const rows, rowGroup, batch = 20_000, 10_000, 2_500
 	data := safeMemFile(t, rows, rowGroup)
@@ -255,7 +256,6 @@ func TestDefaultReadDataNotShared(t *testing.T) {
 		}
 	}()
 	var seen []span
-	owned := 0
 	for r.Next() {
 		rec := r.RecordBatch()
 		rec.Retain()
@@ -277,10 +277,6 @@ func TestDefaultReadDataNotShared(t *testing.T) {
 			own = append(own, spanOf(b))
 		}
 		r.opts.scratch.mu.Unlock()
-		if len(own) == 0 {
-			t.Fatal("no leaf or scratch cache kept a data slice: the test no longer covers startBinary's own buffer")
-		}
-		owned += len(own)
 		for c := 0; c < 2; c++ {
 			vals := rec.Column(c).(*array.String).ValueBytes()
 			if len(vals) == 0 {

@@ -33,10 +33,22 @@ type denseValues struct {
 	// estimate from the chunk's size): the next batch reserves a quarter
 	// more, so that it rarely outgrows its buffer.
 	dataHint int
+	// binRows is the number of rows of the batch startBinary started;
+	// lastData and lastRows the data size and rows of the last batch
+	// taken (freshDataGuess).
+	binRows, lastData, lastRows int
+	// dataScratch: Data is scratch from cache, not the batch's (the
+	// first batch with the fresh allocator when hintLow).
+	dataScratch bool
+	// hintLow: dataHint comes from a dictionary-encoded chunk's size.
+	hintLow bool
+	// guessCap is the capacity freshDataGuess gave the batch's data,
+	// marginUp how many times its margin is doubled (adaptMargin).
+	guessCap, marginUp int
 	// scratch holds converted values before they are spread over slots.
 	scratch []byte
-	// cache lends Data (fresh allocator) and scratch between the leaves
-	// of the reader (ReadOptions.scratch).
+	// cache lends scratch (and the first batch's Data with the fresh
+	// allocator) between the leaves of the reader (ReadOptions.scratch).
 	cache *scratchCache
 }
 
@@ -100,18 +112,20 @@ func (d *denseValues) takeDirect() *memory.Buffer {
 // and about as many bytes as the previous batch had. Buffers a batch did
 // not hand over are reused.
 //
-// With the default freshAllocator the data is not decoded into an Arrow
-// buffer: its size is known only once the batch is decoded, so a buffer
-// allocated ahead is either short (the decoders grow it elsewhere and
-// rehomeBinary copies it back: two more fresh buffers) or too long (the
-// slack is zeroed and handed out with the array), and the dictionary
-// gathers ask for room for their longest value each. Instead the data
-// decodes into d.Data, the leaf's own slice reused batch after batch,
-// and takeBinary copies it into a fresh buffer of the exact size, which
-// the runtime does not zero first (freshCopy). The pool keeps the direct
-// path: its buffers come back, so a guess that is too long costs nothing.
+// With the default freshAllocator the data decodes into new memory that
+// the runtime does not zero (freshAllocator.allocateUninit), sized from
+// the previous batch's bytes per row (freshDataGuess), and takeBinary
+// hands it over as it is, cut to its length: the copy into an exact
+// buffer that the data took before (freshCopy from a reused scratch
+// slice) was 17% of a single-threaded read of the strings dataset. A
+// guess much too long (a short last batch) or a buffer that a decoder had
+// to grow elsewhere (a guess too short) is copied to an exact buffer as
+// before, so slack never costs more than an eighth of the data. The pool
+// decodes into its own buffers: its guesses that are too long cost
+// nothing, the buffers come back.
 func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
-	_, fresh := mem.(freshAllocator)
+	fa, fresh := mem.(freshAllocator)
+	d.binRows = numValues
 	if d.offBuf == nil {
 		d.offBuf = newUninitBuffer(mem, (numValues+1)*4)
 		if !fresh {
@@ -121,15 +135,59 @@ func (d *denseValues) startBinary(mem memory.Allocator, numValues int) {
 	d.offBuf.Reserve((numValues + 1) * 4)
 	d.Offsets = arrow.Int32Traits.CastFromBytes(d.offBuf.Buf())[:1]
 	d.Offsets[0] = 0
-	if d.dataBuf == nil {
-		if cap(d.Data) == 0 {
+	if fresh {
+		if d.lastRows == 0 && d.hintLow {
+			// The first batch has no size to go by, and dataHint, a
+			// guess from the chunk's size, is far too small for a
+			// dictionary-encoded chunk: it decodes into scratch that
+			// grows as needed and stays with the reader (the decoders
+			// grow by half at a time, and fresh memory would pay that
+			// again for each leaf), and takeBinary copies it.
 			d.Data = d.cache.take(d.dataHint)
+			d.Data = slices.Grow(d.Data[:0], d.dataHint)
+			d.dataScratch = true
+			return
 		}
-		d.Data = slices.Grow(d.Data[:0], d.dataHint)
+		d.Data = fa.allocateUninit(d.freshDataGuess(numValues))[:0]
+		d.dataScratch = false
 		return
 	}
 	d.dataBuf.Reserve(max(d.dataHint+d.dataHint/4, 64))
 	d.Data = capped(d.dataBuf.Buf(), 0)
+}
+
+// freshDataGuess is the capacity of a fresh batch's byte array data for
+// numRows rows: the bytes per row of the previous batch and a margin of a
+// 128th (the batches of the benchmarks' strings vary by about 0.2%), which
+// also covers the room a dictionary gather asks for ahead of a block of
+// 256 indices (their count times the longest value, pagecodec's short
+// gathers: 256 × (17-12) bytes more than they take for lineitem's
+// l_shipinstruct), and 1 KiB for small batches and the PLAIN decoder's 32
+// bytes of slack. Each batch that outgrew its guess doubles the margin,
+// up to a sixteenth (takeBinary copies data with more than an eighth of
+// slack), and each that did not halves it again. The first batch of the reader takes dataHint,
+// the estimate from the column chunk's size.
+func (d *denseValues) freshDataGuess(numRows int) int {
+	guess := d.dataHint
+	if d.lastRows > 0 {
+		// At most twice the last batch's bytes: a batch of few rows with
+		// long values must not make the next one allocate without bound.
+		guess = int(min(int64(d.lastData)*int64(min(numRows, 2*d.lastRows))/int64(d.lastRows), maxByteArrayData))
+	}
+	guess += guess>>(7-d.marginUp) + 1<<10
+	d.guessCap = guess
+	return guess
+}
+
+// adaptMargin widens freshDataGuess's margin after a batch of n bytes
+// that outgrew its guess and narrows it after one that did not.
+func (d *denseValues) adaptMargin(n int) {
+	switch {
+	case n > d.guessCap-32 && d.marginUp < 3:
+		d.marginUp++
+	case n <= d.guessCap-32 && d.marginUp > 0:
+		d.marginUp--
+	}
 }
 
 // capped returns b[:n] with no capacity past len(b): a pool buffer's
@@ -147,6 +205,19 @@ func capped(b []byte, n int) []byte { return b[:n:len(b)] }
 // the process can show through.
 func freshCopy(b []byte) *memory.Buffer {
 	return memory.NewBufferBytes(append([]byte{}, b...))
+}
+
+// freshData hands over the byte array data of a batch decoded with the
+// fresh allocator: the slice itself, cut to its length (new memory that
+// only this leaf saw: allocateUninit's, or a decoder's when it grew it;
+// every byte up to the length is a value's), when its capacity exceeds
+// the length by at most an eighth; else an exact copy.
+func freshData(data []byte) *memory.Buffer {
+	n := len(data)
+	if cap(data)-n > n/8 {
+		return freshCopy(data)
+	}
+	return memory.NewBufferBytes(data[:n:n])
 }
 
 // reserveBinary makes room in the offsets buffer for k more values. The
@@ -197,12 +268,26 @@ func (d *denseValues) takeBinary(s slots) (offsets, data *memory.Buffer) {
 		levels.SpreadOffsetsInPlace(out, nv, s.bitmap(), s.n)
 	}
 	d.offBuf.ResizeNoShrink((s.n + 1) * 4)
+	if d.dataBuf == nil {
+		// Fresh memory not zeroed: a batch of fewer slots than startBinary
+		// made room for (a list leaf's elements) leaves offsets unwritten
+		// past its own, within the buffer's Buf.
+		b := d.offBuf.Buf()
+		clear(b[min(d.offBuf.Len(), len(b)):])
+	}
 	d.dataHint = max(d.dataHint, len(d.Data))
 	offsets = d.offBuf
 	if d.dataBuf == nil {
-		data = freshCopy(d.Data)
-		// The array has its own copy: the slice goes to the next leaf.
-		d.cache.give(d.Data)
+		if d.dataScratch {
+			data = freshCopy(d.Data)
+			// The array has its own copy: the slice goes to the next leaf.
+			d.cache.give(d.Data)
+			d.dataScratch = false
+		} else {
+			d.adaptMargin(len(d.Data))
+			data = freshData(d.Data)
+		}
+		d.lastData, d.lastRows = len(d.Data), d.binRows
 		d.Data = nil
 	} else {
 		d.dataBuf.ResizeNoShrink(len(d.Data))
@@ -225,6 +310,7 @@ func (d *denseValues) releaseBinary() {
 	}
 	d.offBuf, d.dataBuf = nil, nil
 	d.Offsets, d.Data = nil, nil
+	d.dataScratch = false
 }
 
 // releaseDirect drops a direct buffer that was not handed over.
