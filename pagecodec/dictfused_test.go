@@ -235,7 +235,7 @@ func TestDecodeDictFusedMatchesTwoPass(t *testing.T) {
 
 func TestDecodeDictFixedMatchesTwoPass(t *testing.T) {
 	cases := randFusedCases(t, 15)
-	for _, width := range []int{1, 4, 5, 8, 12, 16, 32} {
+	for _, width := range []int{1, 2, 3, 4, 5, 7, 8, 12, 16, 32} {
 		t.Run(fmt.Sprintf("width=%d", width), func(t *testing.T) {
 			for i, c := range cases {
 				dict := make([]byte, c.dictLen*width)

@@ -191,6 +191,16 @@ func DecodeDictFixed(d *DictIndexDecoder, dst []byte, dict []byte, width int) (i
 	}
 	dict = dict[:d.dictLen*width]
 	want := len(dst) / width
+	if n, ok, err := decodeDictArrays(d, dst[:want*width], dict, width); ok {
+		return n, err
+	}
+	return decodeDictGather(d, dst[:want*width], dict, width)
+}
+
+// decodeDictGather is DecodeDictFixed for any width, once its arguments
+// are checked: indices a block at a time into d.buf, then gatherFixed.
+func decodeDictGather(d *DictIndexDecoder, dst []byte, dict []byte, width int) (int, error) {
+	want := len(dst) / width
 	n := 0
 	for n < want {
 		k, v, rle, err := d.block(min(want-n, lengthChunk))
