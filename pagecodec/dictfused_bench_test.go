@@ -37,7 +37,9 @@ func benchIndexPage(dictLen int) []byte {
 
 // BenchmarkDecodeDictLineitem decodes pages of benchN random indices into
 // lineitem-like dictionaries: path=arrays is DecodeDictFixed's fused path,
-// path=gather its general twin; bytes are the output values' bytes.
+// path=gather its general twin; for strings path=short is DecodeDictShort,
+// path=blocks DecodeDictByteArray. Bytes are the output values' bytes
+// (for strings 4 a value for the offsets plus the longest value's).
 func BenchmarkDecodeDictLineitem(b *testing.B) {
 	for _, c := range []struct {
 		name           string
@@ -78,16 +80,27 @@ func BenchmarkDecodeDictLineitem(b *testing.B) {
 		data = append(data, make([]byte, 32)...)[:len(data)]
 		page := benchIndexPage(len(c.values))
 		o := make([]int32, 0, benchN+1)
-		dd := make([]byte, 0, benchN*(maxLen+1)+64)
-		b.Run("col="+c.name, func(b *testing.B) {
-			var d DictIndexDecoder
-			benchLoop(b, int64(benchN*4+benchN*maxLen), func() error {
-				if err := d.Reset(page, len(c.values)); err != nil {
+		dd := make([]byte, 0, benchN*32+64)
+		var sd ShortDict
+		if !sd.Reset(offs, data) {
+			b.Fatal("ShortDict.Reset failed")
+		}
+		for _, path := range []string{"short", "blocks"} {
+			b.Run("col="+c.name+"/path="+path, func(b *testing.B) {
+				var d DictIndexDecoder
+				benchLoop(b, int64(benchN*4+benchN*maxLen), func() error {
+					if err := d.Reset(page, len(c.values)); err != nil {
+						return err
+					}
+					var err error
+					if path == "short" {
+						_, _, err = DecodeDictShort(&d, append(o[:0], 0), dd[:0], &sd, benchN)
+					} else {
+						_, _, err = DecodeDictByteArray(&d, append(o[:0], 0), dd[:0], offs, data[:len(data)+32], maxLen, benchN)
+					}
 					return err
-				}
-				_, _, err := DecodeDictByteArray(&d, append(o[:0], 0), dd[:0], offs, data[:len(data)+32], maxLen, benchN)
-				return err
+				})
 			})
-		})
+		}
 	}
 }
