@@ -193,3 +193,28 @@ func FuzzPlainByteArrayOnePass(f *testing.F) {
 		}
 	})
 }
+
+// TestMove32 holds move32 equal to copy (memmove) for every overlap of
+// source and destination within one buffer, and copy32 for disjoint ones.
+func TestMove32(t *testing.T) {
+	for shift := -40; shift <= 40; shift++ {
+		buf := make([]byte, 128)
+		for i := range buf {
+			buf[i] = byte(i*7 + 1)
+		}
+		want := bytes.Clone(buf)
+		copy(want[48+shift:48+shift+32], want[48:80])
+		move32(buf[48+shift:], buf[48:])
+		if !bytes.Equal(buf, want) {
+			t.Fatalf("shift %d: move32 differs from copy", shift)
+		}
+	}
+	src, dst := make([]byte, 40), make([]byte, 40)
+	for i := range src {
+		src[i] = byte(i + 1)
+	}
+	copy32(dst[3:], src[5:])
+	if !bytes.Equal(dst[3:35], src[5:37]) || dst[2] != 0 || dst[35] != 0 {
+		t.Fatalf("copy32: %v", dst)
+	}
+}
