@@ -34,15 +34,19 @@ type ShortDict struct {
 }
 
 // shortDictMaxBytes bounds a ShortDict's entries: a dictionary with more
-// (64 Ki values of 1 to 7 bytes, 8 Ki of 24 to 31) keeps its offsets and
-// data, its entries would no longer sit in L2 beside the output.
-const shortDictMaxBytes = 512 << 10
+// (8 Ki values of 1 to 7 bytes, 2 Ki of 24 to 31) keeps its offsets and
+// data. Laying out an entry costs about as much as gathering a value
+// once, and a large dictionary of short values is one of unique keys
+// (the strings dataset's unique_id: a 22-byte key per row, each gathered
+// once before the writer fell back to PLAIN), whose entries would cost
+// more than they save and leave L2 besides.
+const shortDictMaxBytes = 64 << 10
 
 // Reset lays out the dictionary of len(dictOffsets)-1 values given by
 // dictOffsets and dictData (as [PlainDecoder.DecodeByteArray] returns
 // them) and reports whether DecodeDictShort can use it: false when a
 // value is longer than 31 bytes, the offsets are not those of dictData,
-// or the entries would take more than 512 KiB.
+// or the entries would take more than 64 KiB.
 func (s *ShortDict) Reset(dictOffsets []int32, dictData []byte) bool {
 	*s = ShortDict{e8: s.e8[:0], e16: s.e16[:0], e24: s.e24[:0], e32: s.e32[:0], fixedLen: -1}
 	n := len(dictOffsets) - 1
@@ -79,13 +83,13 @@ func (s *ShortDict) Reset(dictOffsets []int32, dictData []byte) bool {
 	s.block = b
 	switch b {
 	case 8:
-		s.e8 = fillEntries(s.e8, 8, dictOffsets, dictData)
+		s.e8 = fillEntries(s.e8, dictOffsets, dictData)
 	case 16:
-		s.e16 = fillEntries(s.e16, 16, dictOffsets, dictData)
+		s.e16 = fillEntries(s.e16, dictOffsets, dictData)
 	case 24:
-		s.e24 = fillEntries(s.e24, 24, dictOffsets, dictData)
+		s.e24 = fillEntries(s.e24, dictOffsets, dictData)
 	default:
-		s.e32 = fillEntries(s.e32, 32, dictOffsets, dictData)
+		s.e32 = fillEntries(s.e32, dictOffsets, dictData)
 	}
 	return true
 }
@@ -97,17 +101,25 @@ func shortEntry(maxLen int) int {
 }
 
 // fillEntries sets e to one entry per value: the value, zeros, and its
-// length in the last byte. size is the entry size, set by E.
-func fillEntries[E [8]byte | [16]byte | [24]byte | [32]byte](e []E, size int, dictOffsets []int32, dictData []byte) []E {
+// length in the last byte.
+func fillEntries[E [8]byte | [16]byte | [24]byte | [32]byte](e []E, dictOffsets []int32, dictData []byte) []E {
 	n := len(dictOffsets) - 1
 	e = growLen(e[:0], n)
-	b := make([]byte, size)
 	for i := range e {
 		v := dictData[dictOffsets[i]:dictOffsets[i+1]]
-		clear(b)
-		copy(b, v)
-		b[size-1] = byte(len(v))
-		e[i] = E(b)
+		var b []byte
+		switch p := any(&e[i]).(type) {
+		case *[8]byte:
+			b = p[:]
+		case *[16]byte:
+			b = p[:]
+		case *[24]byte:
+			b = p[:]
+		case *[32]byte:
+			b = p[:]
+		}
+		clear(b[copy(b, v):])
+		b[len(b)-1] = byte(len(v))
 	}
 	return e
 }

@@ -100,23 +100,23 @@ func TestShortDictReset(t *testing.T) {
 			}
 		})
 	}
-	// Entries past 512 KiB: 65537 values of 1 to 7 bytes.
+	// Entries past 64 KiB: 8193 values of 1 to 7 bytes.
 	offs := []int32{0}
 	var data []byte
-	for i := range 65537 {
+	for i := range 8193 {
 		data = append(data, bytes.Repeat([]byte{'x'}, 1+i%7)...)
 		offs = append(offs, int32(len(data)))
 	}
 	var sd ShortDict
 	if sd.Reset(offs, data) {
-		t.Fatal("Reset took 65537 entries of 8 bytes")
+		t.Fatal("Reset took 8193 entries of 8 bytes")
 	}
 	// Of one length they need no entries.
 	offs = offs[:1]
 	for i := range 65537 {
 		offs = append(offs, int32(i+1))
 	}
-	if !sd.Reset(offs, data[:65537]) {
+	if !sd.Reset(offs, bytes.Repeat([]byte{'y'}, 65537)) {
 		t.Fatal("Reset refused 65537 values of 1 byte")
 	}
 }
