@@ -64,6 +64,9 @@ func (s *ShortDict) Reset(dictOffsets []int32, dictData []byte) bool {
 			return false
 		}
 		minLen, maxLen = min(minLen, l), max(maxLen, l)
+		if minLen != maxLen && n*8 > shortDictMaxBytes {
+			return false // entries, and too many of them: stop scanning
+		}
 		prev = o
 	}
 	if maxLen > 31 {

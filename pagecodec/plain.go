@@ -243,7 +243,11 @@ func decodePlainByteArrayTwoPass[O int32 | int64](d *PlainDecoder, offsets []O, 
 	for i := range outOff {
 		l := int(binary.LittleEndian.Uint32(src[pos:]))
 		pos += 4
-		copyShort(out, w, src, pos, l)
+		if l <= 32 && pos+32 <= len(src) && w+32 <= len(out) {
+			copy32(out[w:w+32], src[pos:pos+32]) // copyShort's common case, inlined
+		} else {
+			copyShort(out, w, src, pos, l)
+		}
 		pos += l
 		w += l
 		outOff[i] = O(start + w)
