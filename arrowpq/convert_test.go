@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -155,15 +156,21 @@ func TestScale(t *testing.T) {
 func TestShortDecimalsMatchGeneral(t *testing.T) {
 	for in := 1; in <= 8; in++ {
 		for _, out := range []int{8, 16, 32} {
-			src := make([]byte, 0, in*4)
+			// The four signs and extremes, then random values: enough
+			// that every width reaches the loop past the first 8 bytes.
+			src := make([]byte, 0, in*40)
 			for _, lead := range []byte{0x00, 0x7f, 0x80, 0xff} {
 				v := bytes.Repeat([]byte{0x5a}, in)
 				v[0] = lead
 				src = append(src, v...)
 			}
-			fast := make([]byte, 4*out)
+			rng := rand.New(rand.NewPCG(uint64(in), uint64(out)))
+			for len(src) < in*40 {
+				src = append(src, byte(rng.Uint32()))
+			}
+			fast := make([]byte, 40*out)
 			decimalsFromShortBigEndian(fast, src, in, out)
-			for i := 0; i < 4; i++ {
+			for i := 0; i < 40; i++ {
 				want := make([]byte, out)
 				if err := decimalFromBigEndian(want, src[i*in:(i+1)*in]); err != nil {
 					t.Fatal(err)

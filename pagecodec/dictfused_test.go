@@ -235,7 +235,7 @@ func TestDecodeDictFusedMatchesTwoPass(t *testing.T) {
 
 func TestDecodeDictFixedMatchesTwoPass(t *testing.T) {
 	cases := randFusedCases(t, 15)
-	for _, width := range []int{1, 4, 5, 8, 12, 16, 32} {
+	for _, width := range []int{1, 2, 3, 4, 5, 7, 8, 12, 16, 32} {
 		t.Run(fmt.Sprintf("width=%d", width), func(t *testing.T) {
 			for i, c := range cases {
 				dict := make([]byte, c.dictLen*width)
@@ -436,6 +436,33 @@ func FuzzDecodeDictFused(f *testing.F) {
 		sameError(t, "byte array", gerr, werr)
 		if !slices.Equal(go_, wo) || !bytes.Equal(gd, wd) {
 			t.Fatalf("byte array: %d values of %d bytes, want %d of %d", len(go_)-1, len(gd), len(wo)-1, len(wd))
+		}
+		// DecodeDictShort on the same dictionary (entries) and on one of
+		// 3-byte values (values of one length).
+		for _, lens := range [][2]int{{0, 12}, {3, 3}} {
+			offs, data, _ := byteArrayDict(rng, c.dictLen, lens[0], lens[1])
+			var sd ShortDict
+			if !sd.Reset(offs, data) {
+				continue
+			}
+			wo, wd := []int32{0}, []byte(nil)
+			werr = twoPass(c, func(idx []int32) error {
+				var err error
+				wo, wd, err = GatherByteArray(wo, wd, offs, data, idx)
+				return err
+			})
+			go_, gd := []int32{0}, []byte(nil)
+			gerr = fusedPass(c, func(d *DictIndexDecoder, k int) error {
+				o, dd, err := DecodeDictShort(d, go_, gd, &sd, k)
+				if err == nil {
+					go_, gd = o, dd
+				}
+				return err
+			})
+			sameError(t, "short", gerr, werr)
+			if !slices.Equal(go_, wo) || !bytes.Equal(gd, wd) {
+				t.Fatalf("short %v: %d values of %d bytes, want %d of %d", lens, len(go_)-1, len(gd), len(wo)-1, len(wd))
+			}
 		}
 	})
 }

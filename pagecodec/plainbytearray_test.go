@@ -2,6 +2,7 @@ package pagecodec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -105,21 +106,35 @@ func TestPlainByteArrayOnePass(t *testing.T) {
 	}
 }
 
-// TestCopyBlocks checks copyBlocks against copy for every length 0..200
-// at every alignment within a block, with and without room in the source.
-func TestCopyBlocks(t *testing.T) {
-	src := make([]byte, 512)
-	for i := range src {
-		src[i] = byte(i*7 + 1)
-	}
+// TestPlainByteArrayBlocks checks the one-pass path's block copies
+// against the bytes for every length 0..200 at every alignment of the
+// value within a block, with the value last in the page (no room for a
+// block past it in the source) and followed by 100 bytes.
+func TestPlainByteArrayBlocks(t *testing.T) {
 	for n := 0; n <= 200; n++ {
-		for sp := 0; sp < 32; sp++ {
-			for _, srcLen := range []int{sp + n, len(src)} {
-				s := src[:srcLen]
-				dst := make([]byte, n+64)
-				copyBlocks(dst, 3, s, sp, n)
-				if !bytes.Equal(dst[3:3+n], s[sp:sp+n]) || dst[0] != 0 || dst[1] != 0 || dst[2] != 0 {
-					t.Fatalf("n=%d sp=%d srcLen=%d: copied %v", n, sp, srcLen, dst[:3+n])
+		for pad := 0; pad < 32; pad++ {
+			for _, tail := range []int{0, 100} {
+				// pad bytes of a first value, then the value of n bytes,
+				// then a value of tail bytes.
+				page := binary.LittleEndian.AppendUint32(nil, uint32(pad))
+				page = append(page, bytes.Repeat([]byte{'p'}, pad)...)
+				val := make([]byte, n)
+				for i := range val {
+					val[i] = byte(i*7 + 1)
+				}
+				page = binary.LittleEndian.AppendUint32(page, uint32(n))
+				page = append(page, val...)
+				page = binary.LittleEndian.AppendUint32(page, uint32(tail))
+				page = append(page, bytes.Repeat([]byte{'t'}, tail)...)
+				var d PlainDecoder
+				d.Reset(page)
+				offs, data, err := d.DecodeByteArray([]int32{0}, make([]byte, 3, 3+pad+n+tail+64), 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := append(append(append([]byte{0, 0, 0}, bytes.Repeat([]byte{'p'}, pad)...), val...), bytes.Repeat([]byte{'t'}, tail)...)
+				if !bytes.Equal(data, want) || !slices.Equal(offs, []int32{0, int32(3 + pad), int32(3 + pad + n), int32(3 + pad + n + tail)}) {
+					t.Fatalf("n=%d pad=%d tail=%d: got %v %v", n, pad, tail, offs, data)
 				}
 			}
 		}
@@ -192,4 +207,29 @@ func FuzzPlainByteArrayOnePass(f *testing.F) {
 			t.Fatalf("%v, want ErrCorrupt", err1)
 		}
 	})
+}
+
+// TestMove32 holds move32 equal to copy (memmove) for every overlap of
+// source and destination within one buffer, and copy32 for disjoint ones.
+func TestMove32(t *testing.T) {
+	for shift := -40; shift <= 40; shift++ {
+		buf := make([]byte, 128)
+		for i := range buf {
+			buf[i] = byte(i*7 + 1)
+		}
+		want := bytes.Clone(buf)
+		copy(want[48+shift:48+shift+32], want[48:80])
+		move32(buf[48+shift:], buf[48:])
+		if !bytes.Equal(buf, want) {
+			t.Fatalf("shift %d: move32 differs from copy", shift)
+		}
+	}
+	src, dst := make([]byte, 40), make([]byte, 40)
+	for i := range src {
+		src[i] = byte(i + 1)
+	}
+	copy32(dst[3:], src[5:])
+	if !bytes.Equal(dst[3:35], src[5:37]) || dst[2] != 0 || dst[35] != 0 {
+		t.Fatalf("copy32: %v", dst)
+	}
 }
