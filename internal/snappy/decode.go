@@ -43,7 +43,7 @@ func Decode(dst, src []byte) ([]byte, error) {
 	} else {
 		dst = make([]byte, n)
 	}
-	if !decode(dst, src[h:]) {
+	if !decodeBlock(dst, src, h) {
 		return nil, ErrCorrupt
 	}
 	return dst, nil
@@ -57,7 +57,7 @@ func DecodeInto(dst, src []byte) error {
 	if err != nil {
 		return err
 	}
-	if n != len(dst) || !decode(dst, src[h:]) {
+	if n != len(dst) || !decodeBlock(dst, src, h) {
 		return ErrCorrupt
 	}
 	return nil

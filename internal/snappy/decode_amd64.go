@@ -68,3 +68,7 @@ func decode(dst, src []byte) bool {
 	}
 	return decodeGeneric(dst, src, d, s)
 }
+
+// decodeBlock decodes the block src, whose header is h bytes long, into dst
+// (exactly the decoded length) and reports whether it succeeded.
+func decodeBlock(dst, src []byte, h int) bool { return decode(dst, src[h:]) }
