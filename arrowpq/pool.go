@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowpq/arrowpq/column"
 )
 
 // bufferPool is the Reader's allocator with ReadOptions.RecycleBuffers
@@ -244,10 +246,7 @@ func newUninitBuffer(mem memory.Allocator, size int) *memory.Buffer {
 // reaches a caller: arrays get fresh copies (freshCopy) or spread values.
 // Safe for concurrent use (parallel decoding takes one buffer per leaf
 // being decoded).
-type scratchCache struct {
-	mu   sync.Mutex
-	free [][]byte
-}
+type scratchCache struct{ column.BufferCache }
 
 // minScratch is the smallest buffer a scratchCache keeps.
 const minScratch = 256
@@ -258,28 +257,7 @@ func (c *scratchCache) take(n int) []byte {
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	best := -1
-	for i, b := range c.free {
-		switch {
-		case best < 0:
-			best = i
-		case cap(b) >= n && (cap(c.free[best]) < n || cap(b) < cap(c.free[best])):
-			best = i
-		case cap(c.free[best]) < n && cap(b) > cap(c.free[best]):
-			best = i
-		}
-	}
-	if best < 0 {
-		return nil
-	}
-	b := c.free[best]
-	last := len(c.free) - 1
-	c.free[best] = c.free[last]
-	c.free[last] = nil
-	c.free = c.free[:last]
-	return b[:0]
+	return c.Take(n)
 }
 
 // give takes b back. The cache holds no more buffers than the leaves gave
@@ -291,7 +269,5 @@ func (c *scratchCache) give(b []byte) {
 	if c == nil || cap(b) < minScratch {
 		return
 	}
-	c.mu.Lock()
-	c.free = append(c.free, b[:0])
-	c.mu.Unlock()
+	c.Give(b)
 }

@@ -272,11 +272,9 @@ func TestDefaultReadDataNotShared(t *testing.T) {
 		}
 		// Between batches the slices wait in the reader's scratchCache
 		// for the next leaf.
-		r.opts.scratch.mu.Lock()
-		for _, b := range r.opts.scratch.free {
+		for _, b := range scratchHeld(r.opts.scratch) {
 			own = append(own, spanOf(b))
 		}
-		r.opts.scratch.mu.Unlock()
 		for c := 0; c < 2; c++ {
 			vals := rec.Column(c).(*array.String).ValueBytes()
 			if len(vals) == 0 {
@@ -418,13 +416,11 @@ func TestDefaultReadBuffersNotShared(t *testing.T) {
 				for _, c := range rec.Columns() {
 					mine = spansOf(c.Data(), mine)
 				}
-				r.opts.scratch.mu.Lock()
 				var lent []span
-				for _, s := range r.opts.scratch.free {
+				for _, s := range scratchHeld(r.opts.scratch) {
 					p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
 					lent = append(lent, span{p, p + uintptr(cap(s))})
 				}
-				r.opts.scratch.mu.Unlock()
 				for _, m := range mine {
 					for _, o := range append(seen, lent...) {
 						if m.lo < o.hi && o.lo < m.hi {
@@ -451,4 +447,16 @@ func TestDefaultReadBuffersNotShared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scratchHeld returns the buffers waiting in c, leaving them there.
+func scratchHeld(c *scratchCache) [][]byte {
+	var held [][]byte
+	for b := c.Take(0); b != nil; b = c.Take(0) {
+		held = append(held, b)
+	}
+	for _, b := range held {
+		c.Give(b)
+	}
+	return held
 }

@@ -24,11 +24,13 @@ type BufferCache struct {
 	free [][]byte
 }
 
-// take returns the smallest buffer of capacity at least n (a page's
+// Take returns the smallest buffer of capacity at least n (a page's
 // uncompressed size, from its header: it only chooses), else the largest,
-// else nil. Best fit, so that in a long file each leaf finds a buffer of
-// its page size again at the next row group.
-func (c *BufferCache) take(n int) []byte {
+// else nil; its length is 0. Best fit, so that in a long file each leaf
+// finds a buffer of its page size again at the next row group. Take and
+// Give let a caller lend its own scratch through a cache of its own the
+// same way (arrowpq's string and conversion scratch).
+func (c *BufferCache) Take(n int) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	best := -1
@@ -53,8 +55,8 @@ func (c *BufferCache) take(n int) []byte {
 	return b
 }
 
-// give puts b into the cache.
-func (c *BufferCache) give(b []byte) {
+// Give puts b into the cache.
+func (c *BufferCache) Give(b []byte) {
 	if cap(b) == 0 {
 		return
 	}

@@ -364,7 +364,7 @@ func (r *Reader) nextDataPage() error {
 // every leaf of a row group before it reads any.
 func (r *Reader) borrowBuffer() {
 	if r.opts.Buffers != nil && !r.hasBuf {
-		r.pages.SwapBuffer(r.opts.Buffers.take(max(r.nextSize, r.gaveCap)))
+		r.pages.SwapBuffer(r.opts.Buffers.Take(max(r.nextSize, r.gaveCap)))
 		r.hasBuf = true
 	}
 }
@@ -376,7 +376,7 @@ func (r *Reader) endChunk() {
 	if r.opts.Buffers != nil && r.hasBuf {
 		b := r.pages.SwapBuffer(nil)
 		r.gaveCap = cap(b)
-		r.opts.Buffers.give(b)
+		r.opts.Buffers.Give(b)
 		r.hasBuf = false
 	}
 }

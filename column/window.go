@@ -80,7 +80,7 @@ func (w *window) Window(off, n int) ([]byte, error) {
 		}
 		var b []byte
 		if w.cache != nil {
-			b = w.cache.take(k)
+			b = w.cache.Take(k)
 		}
 		if cap(b) < k {
 			// Bounded: k is at most the chunk's size (checked against the
@@ -91,7 +91,7 @@ func (w *window) Window(off, n int) ([]byte, error) {
 			// and an eighth more for a page larger than the window, so
 			// that slightly larger pages do not make new ones.
 			if w.cache != nil {
-				w.cache.give(b)
+				w.cache.Give(b)
 			}
 			room := max(k, min(w.want+headerRoom, w.size))
 			if k > w.want {
@@ -102,7 +102,7 @@ func (w *window) Window(off, n int) ([]byte, error) {
 		copy(b[:cap(b)], old)
 		if !w.parked && w.cache != nil && w.buf != nil {
 			// Too small for this page, not for other readers' windows.
-			w.cache.give(w.buf)
+			w.cache.Give(w.buf)
 		}
 		w.buf, w.parked = b, false
 	} else if keep > 0 && off > w.start {
@@ -132,7 +132,7 @@ func (w *window) park(pos int) {
 		return
 	}
 	w.stash = append(w.stash[:0], w.buf[pos-w.start:w.held]...)
-	w.cache.give(w.buf)
+	w.cache.Give(w.buf)
 	w.buf = nil
 	w.start, w.held, w.parked = pos, len(w.stash), true
 }
@@ -140,7 +140,7 @@ func (w *window) park(pos int) {
 // give returns the buffer to the cache, or drops it without one.
 func (w *window) give() {
 	if w.buf != nil && w.cache != nil {
-		w.cache.give(w.buf)
+		w.cache.Give(w.buf)
 	}
 	w.buf, w.held, w.parked = nil, 0, false
 }
