@@ -1,0 +1,332 @@
+package pagecodec
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/arrowpq/arrowpq/internal/testshared"
+	"github.com/arrowpq/arrowpq/metadata"
+	"github.com/arrowpq/arrowpq/metadata/format"
+)
+
+// zstdCLI decompresses the concatenated frames of bodies with libzstd (the
+// zstd command), the oracle independent of klauspost, and cuts its output
+// at sizes. It returns nil, without failing, when the command is missing.
+func zstdCLI(t *testing.T, bodies [][]byte, sizes []int) [][]byte {
+	t.Helper()
+	path, err := exec.LookPath("zstd")
+	if err != nil {
+		t.Logf("no zstd command: libzstd not compared (%v)", err)
+		return nil
+	}
+	var in bytes.Buffer
+	for _, b := range bodies {
+		in.Write(b)
+	}
+	cmd := exec.Command(path, "-d", "-c", "-q")
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zstd -d: %v", err)
+	}
+	res := make([][]byte, len(sizes))
+	for i, n := range sizes {
+		if n > len(out) {
+			t.Fatalf("zstd -d output ends in page %d", i)
+		}
+		res[i], out = out[:n], out[n:]
+	}
+	if len(out) != 0 {
+		t.Fatalf("zstd -d output has %d bytes past the pages", len(out))
+	}
+	return res
+}
+
+// poison fills the whole capacity of b with a byte no page ends up with in
+// bulk, so that a stale or unwritten byte shows.
+func poison(b []byte) {
+	b = b[:cap(b)]
+	for i := range b {
+		b[i] = 0xA5
+	}
+}
+
+// TestZstdCorpusPages decompresses every ZSTD page body of the
+// parquet-testing files (those whose footer parses) three ways: with
+// Decompress into one reused buffer with spare capacity, poisoned before
+// each page (the reader's path), with DecompressGrow from an empty buffer,
+// and with libzstd (the zstd command) on all bodies at once. All must be
+// equal.
+func TestZstdCorpusPages(t *testing.T) {
+	testshared.Need(t, testdataDir)
+	names, err := filepath.Glob(filepath.Join(testdataDir, "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies, got [][]byte
+	var sizes []int
+	var where []string
+	var d Decompressor
+	buf := make([]byte, 0, 64<<10)
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := metadata.ReadFooter(f, st.Size())
+		if err != nil {
+			f.Close()
+			continue
+		}
+		for _, rg := range md.Meta.RowGroups {
+			for _, cc := range rg.Columns {
+				m := cc.MetaData
+				if m == nil || m.Codec != format.CompressionCodec_ZSTD {
+					continue
+				}
+				start := m.DataPageOffset
+				if m.DictionaryPageOffset != nil && *m.DictionaryPageOffset > 0 && *m.DictionaryPageOffset < start {
+					start = *m.DictionaryPageOffset
+				}
+				if start < 0 || m.TotalCompressedSize <= 0 || start+m.TotalCompressedSize > st.Size() {
+					continue
+				}
+				chunk := make([]byte, m.TotalCompressedSize)
+				if _, err := f.ReadAt(chunk, start); err != nil {
+					t.Fatal(err)
+				}
+				var r PageReader
+				r.Reset(chunk, m.Codec, PageReaderOptions{})
+				for {
+					h, err := r.NextHeader()
+					if err != nil {
+						if err != io.EOF {
+							t.Logf("%s: %v", filepath.Base(name), err)
+						}
+						break
+					}
+					r.Skip()
+					end := r.Offset()
+					body := chunk[end-int(h.CompressedPageSize) : end]
+					if v2 := h.DataPageHeaderV2; v2 != nil {
+						if !v2.IsCompressed {
+							continue
+						}
+						body = body[v2.RepetitionLevelsByteLength+v2.DefinitionLevelsByteLength:]
+					}
+					size := int(h.UncompressedPageSize)
+					if v2 := h.DataPageHeaderV2; v2 != nil {
+						size -= int(v2.RepetitionLevelsByteLength + v2.DefinitionLevelsByteLength)
+					}
+					at := filepath.Base(name) + " " + string(m.PathInSchema[len(m.PathInSchema)-1])
+					buf = growTo(buf[:0], size)
+					poison(buf)
+					if err := d.Decompress(format.CompressionCodec_ZSTD, buf[:size], body); err != nil {
+						t.Fatalf("%s: Decompress: %v", at, err)
+					}
+					grown, err := d.DecompressGrow(format.CompressionCodec_ZSTD, nil, body, size)
+					if err != nil || !bytes.Equal(grown, buf[:size]) {
+						t.Fatalf("%s: DecompressGrow differs from Decompress (err %v)", at, err)
+					}
+					bodies = append(bodies, body)
+					got = append(got, bytes.Clone(buf[:size]))
+					sizes = append(sizes, size)
+					where = append(where, at)
+				}
+			}
+		}
+		f.Close()
+	}
+	if len(bodies) == 0 {
+		t.Fatal("no ZSTD page in the corpus")
+	}
+	want := zstdCLI(t, bodies, sizes)
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%s page %d: differs from libzstd", where[i], i)
+		}
+	}
+	t.Logf("%d ZSTD pages", len(bodies))
+}
+
+// zstdPages returns page-like bodies of random sizes and contents (text,
+// random bytes, long runs, empty), compressed by our Compressor at two
+// levels and by klauspost without a frame content size, so that frames
+// with and without one are both decoded.
+func zstdPages(t *testing.T, rng *rand.Rand, n int) (raw, bodies [][]byte) {
+	t.Helper()
+	c1, err := NewCompressor(format.CompressionCodec_ZSTD, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c3, err := NewCompressor(format.CompressionCodec_ZSTD, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stream writer does not know the size in advance: no content size
+	// in the frame header, and a window of its own.
+	var sw bytes.Buffer
+	noFCS, err := zstd.NewWriter(&sw, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<17))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer noFCS.Close()
+	noSize := 0
+	sizes := []int{0, 1, 15, 16, 17, 1000, 128<<10 - 1, 128 << 10, 128<<10 + 17, 300 << 10, 1 << 20}
+	for i := 0; i < n; i++ {
+		size := sizes[i%len(sizes)]
+		if i >= len(sizes) {
+			size = rng.IntN(1 << 20)
+		}
+		p := make([]byte, size)
+		switch i % 4 {
+		case 0:
+			for j := range p {
+				p[j] = "parquet page "[rng.IntN(13)]
+			}
+		case 1:
+			for j := range p {
+				p[j] = byte(rng.Uint32())
+			}
+		case 2:
+			for j := range p {
+				p[j] = byte(j / 1000)
+			}
+		}
+		var body []byte
+		switch i % 3 {
+		case 0:
+			body, err = c1.AppendCompressed(nil, p)
+		case 1:
+			body, err = c3.AppendCompressed(nil, p)
+		default:
+			sw.Reset()
+			noFCS.Reset(&sw)
+			if _, err = noFCS.Write(p); err == nil {
+				err = noFCS.Close()
+			}
+			body = bytes.Clone(sw.Bytes())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p) == 0 && len(body) == 0 {
+			continue // an empty body is the page reader's case, not the codec's
+		}
+		var h zstd.Header
+		if err := h.Decode(body); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 2 {
+			if !h.HasFCS {
+				noSize++
+			}
+		} else if len(p) > 1000 && (!h.HasFCS || h.FrameContentSize != uint64(len(p))) {
+			t.Fatalf("frame of %d bytes: content size %v %d", len(p), h.HasFCS, h.FrameContentSize)
+		}
+		raw, bodies = append(raw, p), append(bodies, body)
+	}
+	if noSize == 0 {
+		t.Fatal("every frame states its content size")
+	}
+	return raw, bodies
+}
+
+// TestZstdReusedBuffer decodes pages of shrinking, then random sizes into
+// one buffer, poisoned before each page, the way a page reader reuses its
+// buffer (Decompress when the buffer is large enough, else
+// DecompressGrow): every page must equal its input and libzstd's output,
+// with no byte of an earlier page or of the poison left in it. Every
+// buffer DecompressGrow returns keeps room past the page (growTo's
+// headroom), so that the next page of about the same size reuses it.
+func TestZstdReusedBuffer(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	raw, bodies := zstdPages(t, rng, 40)
+	// Largest first: later pages land in a buffer holding a larger
+	// earlier page.
+	order := make([]int, len(raw))
+	for i := range order {
+		order[i] = i
+	}
+	for i := 1; i < len(order); i++ { // insertion sort by size, descending
+		for j := i; j > 0 && len(raw[order[j]]) > len(raw[order[j-1]]); j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	order = append(order, rng.Perm(len(raw))...)
+	sizes := make([]int, len(raw))
+	for i := range raw {
+		sizes[i] = len(raw[i])
+	}
+	oracle := zstdCLI(t, bodies, sizes)
+	var d Decompressor
+	var buf []byte
+	for _, i := range order {
+		size := len(raw[i])
+		poison(buf)
+		var out []byte
+		if cap(buf) >= size {
+			out = buf[:size]
+			if err := d.Decompress(format.CompressionCodec_ZSTD, out, bodies[i]); err != nil {
+				t.Fatalf("page %d (%d bytes): %v", i, size, err)
+			}
+		} else {
+			var err error
+			out, err = d.DecompressGrow(format.CompressionCodec_ZSTD, buf[:0], bodies[i], size)
+			if err != nil {
+				t.Fatalf("page %d (%d bytes): %v", i, size, err)
+			}
+			if cap(out) < size+zstdSlack {
+				t.Errorf("page %d: DecompressGrow returned capacity %d for %d bytes", i, cap(out), size)
+			}
+			buf = out[:0]
+		}
+		if !bytes.Equal(out, raw[i]) {
+			t.Fatalf("page %d (%d bytes): output differs from the input", i, size)
+		}
+		if oracle != nil && !bytes.Equal(out, oracle[i]) {
+			t.Fatalf("page %d (%d bytes): output differs from libzstd", i, size)
+		}
+	}
+}
+
+// TestZstdSizeMismatch checks that a frame decoding to more or less than
+// the header's size fails with ErrCorrupt even when the buffer has the
+// room (spare capacity, which the decoder may write into), and that
+// DecompressGrow stays bounded by the body when the frame states no
+// content size.
+func TestZstdSizeMismatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	raw, bodies := zstdPages(t, rng, 12)
+	var d Decompressor
+	for i, p := range raw {
+		if len(p) < 2 {
+			continue
+		}
+		buf := make([]byte, len(p)+1, 2*len(p)+zstdSlack)
+		for _, size := range []int{len(p) - 1, len(p) + 1} {
+			poison(buf)
+			err := d.Decompress(format.CompressionCodec_ZSTD, buf[:size], bodies[i])
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("page %d of %d bytes as %d: got %v, want ErrCorrupt", i, len(p), size, err)
+			}
+			if _, err := d.DecompressGrow(format.CompressionCodec_ZSTD, buf[:0], bodies[i], size); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("page %d of %d bytes as %d (grow): got %v, want ErrCorrupt", i, len(p), size, err)
+			}
+		}
+	}
+}
