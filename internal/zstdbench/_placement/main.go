@@ -14,14 +14,15 @@
 //
 //	GOMAXPROCS=1 go run ./internal/zstdbench/_placement pages.zpages
 package main
+
 import (
 	"encoding/binary"
 	"fmt"
 	"os"
 	"reflect"
-	"time"
 	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
