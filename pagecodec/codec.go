@@ -45,6 +45,18 @@ import (
 // 1159-1209). Skipping the frame checksum (pqarrow writes one) gains up to
 // 10% (strings 1279-1296 with one run at 913; lineitem 1028-1202, within
 // the noise) and is not taken: it is the integrity check of the page.
+//
+// The floor, on all ZSTD pages of the benchmark files (issue 17 round 4,
+// internal/zstdbench, thread CPU, medians): libzstd 1.5.4 decodes lineitem
+// at 1.29-1.31 GB/s, strings 1.40-1.42, numeric 1.82-1.86, DuckDB's wide
+// file 1.66-1.74; klauspost as called here 1.12-1.18, 1.19-1.27,
+// 1.51-1.59, 1.37-1.46: 10-15 ms of a lineitem, numeric or strings read.
+// Decoders of identical options differ by where their frame decoder
+// landed in the heap: in one of twelve the repeat offsets that the
+// sequence loop stores for every sequence straddle a 4 KiB page, and that
+// decoder takes ~1.5x the CPU on the same frames (0.8 against 1.2 GB/s on
+// lineitem; internal/zstdbench/_placement). Nothing here can choose it; it
+// is part of the run-to-run spread of the ZSTD read rows.
 var sharedZstd = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(max(runtime.NumCPU(), 1)))
 })
@@ -227,6 +239,15 @@ func decompressHadoopLZ4(dst, src []byte) bool {
 // benchmark datasets alone, -cpu 1, level 1 vs 3: lineitem 0.52 vs 0.71 s
 // (49.75 vs 48.33 MB), strings 0.92 vs 1.09 s (53.09 vs 50.82 MB), numeric
 // and nested within 0.3% in size (issue 17; docs/performance.md).
+//
+// klauspost's encoder is the floor of the strings ZSTD write, slower than
+// DuckDB's COPY: compressing the 241 pages of the strings benchmark file
+// (233 MB) one by one takes, in thread CPU, klauspost level 1 920-950 ms
+// for 56.00 MB (without all-literal entropy 938 ms, 56.04 MB; a 256 KiB
+// window 962 ms; no entropy coding 861 ms, 63.6 MB; level 3 1170 ms, 53.62
+// MB), libzstd 1.5.4 level 1 519-547 ms for 54.64 MB, level 3 (DuckDB's)
+// 718 ms for 53.94 MB. No klauspost setting is as fast as libzstd level 3
+// at ≤ 2% larger output (internal/zstdbench, issue 17 round 4).
 const DefaultZstdLevel = 1
 
 // zstdPool holds idle zstd encoders of one level for every Compressor of

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -328,5 +329,62 @@ func TestZstdSizeMismatch(t *testing.T) {
 				t.Errorf("page %d of %d bytes as %d (grow): got %v, want ErrCorrupt", i, len(p), size, err)
 			}
 		}
+	}
+}
+
+// TestZstdHostileFrames feeds hand-made frames whose headers lie: a frame
+// content size above what its blocks hold, and a window of 2 GiB. Both
+// must fail with ErrCorrupt or decode to what the blocks hold, into a
+// buffer with spare capacity (which the decoder may use), and allocate
+// next to nothing; so must a window of 2 GiB.
+func TestZstdHostileFrames(t *testing.T) {
+	magic := []byte{0x28, 0xB5, 0x2F, 0xFD}
+	raw5 := []byte{5<<3 | 1, 0, 0, 'a', 'b', 'c', 'd', 'e'} // last raw block of 5 bytes
+	frame := func(header ...byte) []byte {
+		return append(append(append([]byte{}, magic...), header...), raw5...)
+	}
+	frames := map[string]struct {
+		body []byte
+		size int
+		ok   bool
+	}{
+		// Single segment, 4-byte content size 100 000; 5 bytes follow.
+		"content size lies": {frame(0xA0, 0xA0, 0x86, 0x01, 0x00), 100000, false},
+		// Single segment, 1-byte content size 5, exact.
+		"content size exact": {frame(0x20, 5), 5, true},
+		// Window descriptor exponent 21: 2 GiB, above the decoder's
+		// limit (libzstd's too); no content size.
+		"2 GiB window": {frame(0x00, 21<<3), 5, false},
+		// Exponent 16: 64 MiB, accepted; DecodeAll decodes into the
+		// destination, so the window allocates nothing.
+		"64 MiB window": {frame(0x00, 16<<3), 5, true},
+		// The same, page header claiming more than the frame holds.
+		"2 GiB window, size lies": {frame(0x00, 21<<3), 4096, false},
+	}
+	var d Decompressor
+	for name, f := range frames {
+		t.Run(name, func(t *testing.T) {
+			buf := make([]byte, f.size, f.size+1<<20)
+			poison(buf)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := d.Decompress(format.CompressionCodec_ZSTD, buf[:f.size], f.body)
+			_, errGrow := d.DecompressGrow(format.CompressionCodec_ZSTD, nil, f.body, f.size)
+			runtime.ReadMemStats(&after)
+			for _, err := range []error{err, errGrow} {
+				if f.ok && err != nil {
+					t.Errorf("got %v, want the 5 bytes", err)
+				}
+				if !f.ok && !errors.Is(err, ErrCorrupt) {
+					t.Errorf("got %v, want ErrCorrupt", err)
+				}
+			}
+			if f.ok && string(buf[:5]) != "abcde" {
+				t.Errorf("decoded %q", buf[:5])
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 {
+				t.Errorf("allocated %d bytes", alloc)
+			}
+		})
 	}
 }
