@@ -47,10 +47,12 @@ import (
 // the noise) and is not taken: it is the integrity check of the page.
 //
 // The floor, on all ZSTD pages of the benchmark files (issue 17 round 4,
-// internal/zstdbench, thread CPU, medians): libzstd 1.5.4 decodes lineitem
-// at 1.29-1.31 GB/s, strings 1.40-1.42, numeric 1.82-1.86, DuckDB's wide
-// file 1.66-1.74; klauspost as called here 1.12-1.18, 1.19-1.27,
-// 1.51-1.59, 1.37-1.46: 10-15 ms of a lineitem, numeric or strings read.
+// internal/zstdbench, thread CPU, medians of 3 runs): libzstd 1.5.4
+// decodes lineitem at 1.25-1.30 GB/s, strings 1.40-1.44, numeric
+// 1.79-1.85, DuckDB's wide file 1.61-1.74 (checksum verified); klauspost
+// as called here 1.12-1.19, 1.16-1.26, 1.53-1.58, 1.34-1.43. The
+// difference is ~10 ms of a lineitem read, ~11 of numeric, ~25 of
+// strings.
 // Decoders of identical options differ by where their frame decoder
 // landed in the heap: in one of twelve the repeat offsets that the
 // sequence loop stores for every sequence straddle a 4 KiB page, and that
