@@ -75,7 +75,9 @@ type Decompressor struct {
 
 // Decompress decompresses src, compressed with codec, into dst, which must
 // have exactly the uncompressed length. A body that decompresses to any other
-// length is [ErrCorrupt]; LZO is [ErrUnsupported].
+// length is [ErrCorrupt]; LZO is [ErrUnsupported]. ZSTD may also write into
+// the spare capacity of dst (dst[len(dst):cap(dst)]), the decoder's margin
+// for its fast copies: the bytes there are unspecified afterwards.
 func (d *Decompressor) Decompress(codec format.CompressionCodec, dst, src []byte) error {
 	switch codec {
 	case format.CompressionCodec_UNCOMPRESSED:
