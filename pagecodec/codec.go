@@ -54,11 +54,12 @@ import (
 // difference is ~10 ms of a lineitem read, ~11 of numeric, ~25 of
 // strings.
 // Decoders of identical options differ by where their frame decoder
-// landed in the heap: in one of twelve the repeat offsets that the
-// sequence loop stores for every sequence straddle a 4 KiB page, and that
-// decoder takes ~1.5x the CPU on the same frames (0.8 against 1.2 GB/s on
-// lineitem; internal/zstdbench/_placement). Nothing here can choose it; it
-// is part of the run-to-run spread of the ZSTD read rows.
+// landed in the heap: in one of twelve, the 16-byte store with which the
+// sequence loop updates the repeat offsets for every sequence crosses a
+// 4 KiB page, and that decoder takes ~1.5x the CPU on the same frames
+// (0.8 against 1.2 GB/s on lineitem; moving the frame decoder alone
+// reproduces it: internal/zstdbench/_placement). Nothing here can choose
+// it; it is part of the run-to-run spread of the ZSTD read rows.
 var sharedZstd = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(max(runtime.NumCPU(), 1)))
 })
