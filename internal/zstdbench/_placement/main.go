@@ -14,7 +14,8 @@
 // RELOCATE=1 moves one decoder's frame decoder to chosen places instead
 // (into typed padded slots) and times each: repeat offsets within one
 // cache line 111-112 ms, across two lines 113-114, at 0xff0 (the store
-// crossing a page) 167, at 0xff8 (only a load crossing) 112. So the page
+// crossing a page) 167, at 0xff8 (only a load crossing) 112; on the
+// strings pages 188-200 ms, and 343 with the store crossing. So the page
 // crossing alone is the cost; an upstream fix (offsets in registers, or
 // 8-byte stores) would remove it.
 //
