@@ -25,6 +25,9 @@ func zstdCLI(t *testing.T, bodies [][]byte, sizes []int) [][]byte {
 	t.Helper()
 	path, err := exec.LookPath("zstd")
 	if err != nil {
+		if os.Getenv("ARROWPQ_REQUIRE_ZSTD") != "" {
+			t.Fatalf("no zstd command, and ARROWPQ_REQUIRE_ZSTD is set: %v", err)
+		}
 		t.Logf("no zstd command: libzstd not compared (%v)", err)
 		return nil
 	}
