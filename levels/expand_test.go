@@ -64,3 +64,31 @@ func TestSpreadExpandCountMismatch(t *testing.T) {
 		t.Fatal("k 8 for 8 set bits: not spread")
 	}
 }
+
+// FuzzSpreadExpand holds SpreadInPlace with the AVX-512 words equal to
+// the Go words for any validity bits and slot count, 8- and 4-byte values.
+func FuzzSpreadExpand(f *testing.F) {
+	f.Add([]byte{0xff, 0x00, 0x5a, 0xa5, 0x01, 0x80, 0xfe, 0x7f, 0x11, 0, 0, 0, 0, 0, 0, 0, 0xf0}, uint16(130))
+	f.Add(make([]byte, 64), uint16(512))
+	f.Fuzz(func(t *testing.T, valid []byte, n uint16) {
+		m := min(int(n), 8*len(valid))
+		nv := m - CountNulls(valid, 0, m)
+		v64 := make([]uint64, m)
+		v32 := make([]uint32, m)
+		for i := range v64 {
+			v64[i] = uint64(i)*0x9e3779b97f4a7c15 | 1
+			v32[i] = uint32(v64[i])
+		}
+		got64, got32 := slices.Clone(v64), slices.Clone(v32)
+		SpreadInPlace(got64, nv, valid, m)
+		SpreadInPlace(got32, nv, valid, m)
+		old := spreadExpandOK
+		spreadExpandOK = false
+		SpreadInPlace(v64, nv, valid, m)
+		SpreadInPlace(v32, nv, valid, m)
+		spreadExpandOK = old
+		if !slices.Equal(got64, v64) || !slices.Equal(got32, v32) {
+			t.Fatalf("n %d nv %d: AVX-512 words differ from the Go words", m, nv)
+		}
+	})
+}
