@@ -258,10 +258,12 @@ func BenchmarkSpreadInPlaceMode(b *testing.B) {
 		}
 		nv := n - s.nullCount
 		buf := make([]byte, n*8)
-		for _, mode := range []int{0, 1, 2} {
+		for _, mode := range []int{0, 1, 2, 3} {
 			b.Run(fmt.Sprintf("nulls=%d%%/mode=%d", nullPct, mode), func(b *testing.B) {
-				spreadRuns, spreadFixed = mode > 0, mode > 1
-				defer func() { spreadRuns, spreadFixed = true, true }()
+				// Modes 0-2 are the Go words, 3 AVX-512 (spreadExpand).
+				old := spreadExpandOK
+				spreadRuns, spreadFixed, spreadExpandOK = mode > 0, mode > 1, old && mode > 2
+				defer func() { spreadRuns, spreadFixed, spreadExpandOK = true, true, old }()
 				b.SetBytes(n * 8)
 				cpu0 := processCPU()
 				for b.Loop() {
