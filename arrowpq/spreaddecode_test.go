@@ -256,37 +256,3 @@ func BenchmarkSpreadDecode(b *testing.B) {
 		}
 	}
 }
-
-// FuzzSpreadDecode mutates files with nullable fixed-width columns
-// (dictionary pages with PLAIN fallback, PLAIN, BYTE_STREAM_SPLIT, delta;
-// corpus files) as FuzzReadFile does, and reads them with values decoded
-// into their slots and decoded densely then spread: both must give the
-// same batches, byte for byte, or the same error.
-func FuzzSpreadDecode(f *testing.F) {
-	testshared.Need(f, sharedTestdata)
-	rec := spreadRecord(rand.New(rand.NewPCG(1, 2)), 700)
-	defer rec.Release()
-	t := &testing.T{}
-	files := [][]byte{
-		writeArrowpq(t, rec, &arrowpq.WriteOptions{RowGroupRows: 400, DataPageSize: 1 << 10, Compression: arrowpq.Uncompressed}),
-		writeArrowpq(t, rec, &arrowpq.WriteOptions{Dictionary: arrowpq.Off, Compression: arrowpq.Uncompressed, DataPageSize: 2 << 10}),
-		writePqarrow(t, rec, parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithEncoding(parquet.Encodings.ByteStreamSplit), parquet.WithDataPageSize(2<<10))),
-		writePqarrow(t, rec, parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithDataPageVersion(parquet.DataPageV2),
-			parquet.WithEncodingFor("few", parquet.Encodings.DeltaBinaryPacked), parquet.WithDataPageSize(1<<10))),
-	}
-	for _, name := range []string{"alltypes_plain.parquet", "alltypes_dictionary.parquet", "int32_with_null_pages.parquet", "nullable.impala.parquet"} {
-		b, err := os.ReadFile(dataFile(name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		files = append(files, b)
-	}
-	for i := range files {
-		f.Add(uint8(i), []byte{}, uint16(0))
-		f.Add(uint8(i), []byte{0, 0x90, 0x00, 0x55, 1, 0xa0, 0x10, 0x00}, uint16(63))
-	}
-	f.Fuzz(func(t *testing.T, file uint8, edits []byte, batch uint16) {
-		data := applyEdits(files[int(file)%len(files)], edits)
-		compareSpreadDecode(t, data, arrowpq.ReadOptions{BatchSize: int(batch % 2000), Parallelism: 1})
-	})
-}

@@ -1,7 +1,6 @@
 package levels
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -159,37 +158,4 @@ func BenchmarkSpreadZero(b *testing.B) {
 			}
 		})
 	}
-}
-
-// FuzzSpreadZero holds SpreadZero equal to Spread into zeroed slots for
-// any validity bits, offset, slot count and start in the block.
-func FuzzSpreadZero(f *testing.F) {
-	f.Add([]byte{0xff, 0x00, 0x5a, 0xa5, 0x01, 0x80, 0xfe, 0x7f, 0x11}, uint8(3), uint16(70), uint16(1))
-	f.Add([]byte{}, uint8(0), uint16(0), uint16(1))
-	f.Add(bytes.Repeat([]byte{0xef}, 130), uint8(5), uint16(1000), uint16(20))
-	f.Fuzz(func(t *testing.T, valid []byte, offset uint8, n, k0 uint16) {
-		off := int(offset) % min(64, 8*len(valid)+1)
-		m := min(int(n), max(8*len(valid)-off, 0))
-		nv := m - CountNulls(valid, off, m)
-		if nv >= SpreadBlockLen {
-			return
-		}
-		k := 1 + int(k0)%(SpreadBlockLen-nv)
-		var block [SpreadBlockCap]uint64
-		for i := 1; i < len(block); i++ {
-			block[i] = uint64(i)*0x9e3779b97f4a7c15 | 1
-		}
-		got := make([]uint64, m)
-		for i := range got {
-			got[i] = 0xdead
-		}
-		if kk := SpreadZero(got, &block, k, valid, off); kk != k+nv {
-			t.Fatalf("took %d values, want %d", kk-k, nv)
-		}
-		want := make([]uint64, m)
-		Spread(want, block[k:k+nv], valid, off)
-		if !slices.Equal(got, want) {
-			t.Fatalf("differs from Spread into zeros")
-		}
-	})
 }
