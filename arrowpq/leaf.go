@@ -306,15 +306,6 @@ func (l *leafReader) take(n int) error {
 		}
 		l.nullCount += nulls
 		numValues = n - nulls
-		if l.direct && spreadDecode {
-			// Values straight into their slots, nulls zeroed: no
-			// spread of the batch afterwards (buildLeaf).
-			if err := l.cr.DecodeSpread(&l.dense.Values, l.valid, l.numLevels, n); err != nil {
-				return l.wrap(err)
-			}
-			l.numLevels += n
-			return nil
-		}
 	} else if l.col.MaxDef > 0 {
 		def, _ := l.cr.PageLevels()
 		def = def[:n]

@@ -82,14 +82,10 @@ func buildLeaf(mem memory.Allocator, conv typemap.Conversion, dt arrow.DataType,
 		return makeArray(dt, s, validBuf, values), nil
 	}
 	if conv.Kind == typemap.Identity && d.direct != nil {
-		// Decoded in place: spread the dense prefix over the slots,
-		// unless the values went to their slots as they were decoded
-		// (column.Reader.DecodeSpread: d.N counts slots).
+		// Decoded in place: spread the dense prefix over the slots.
 		nv := d.N
 		if values := d.takeDirect(); values != nil {
-			if nv < s.n {
-				s.spreadInPlace(values.Bytes(), nv, width)
-			}
+			s.spreadInPlace(values.Bytes(), nv, width)
 			return makeArray(dt, s, validBuf, values), nil
 		}
 	}
@@ -161,19 +157,6 @@ var errUnsupportedConversion = fmt.Errorf("unsupported conversion")
 // inPlaceSpread selects buildLeaf's in-place spread for values with nulls;
 // tests turn it off to compare with the spread from scratch.
 var inPlaceSpread = true
-
-// spreadDecode selects column.Reader.DecodeSpread for flat nullable
-// fixed-width leaves decoded straight into their Arrow buffer: values go
-// to their slots a block at a time as they are decoded, with no spread of
-// the batch afterwards. Off: it did not pay on the benchmarks' numeric
-// dataset (BenchmarkRead impl=arrowpq, 1 thread, main's binary and this
-// path alternated 8 rounds, cpu-MB/s ratio median 0.955 SNAPPY, 0.977
-// ZSTD; callgrind on the 20,000-row file: 46.2M instructions where the
-// dense path took 45.8M). The dense decode writes the batch (512 KiB of
-// 8-byte values) once, and SpreadInPlace reads it back from L2: the pass
-// saved was cheap, and the spread's work per slot stays. Tests turn it on
-// to hold both paths equal (TestSpreadDecodeCorpus).
-var spreadDecode = false
 
 func bitmapBuffer(mem memory.Allocator, s slots) *memory.Buffer {
 	if s.valid == nil || s.nullCount == 0 {

@@ -160,9 +160,6 @@ type valueDecoder struct {
 	alp   pagecodec.ALPDecoder
 
 	dict *dictionary
-	// block holds a block of values on their way to their slots
-	// (Reader.DecodeSpread).
-	block spreadBuffers
 	// maxData bounds the byte array data of a batch
 	// (ReaderOptions.MaxByteArrayData); 0 for a dictionary page.
 	maxData int
