@@ -92,3 +92,42 @@ func FuzzSpreadExpand(f *testing.F) {
 		}
 	})
 }
+
+// randomValidity returns n random validity bits from bit offset of a new
+// bitmap in one of several shapes (no nulls, all null, single bits, runs,
+// random densities), with random bits before offset and after n.
+func randomValidity(rng *rand.Rand, offset, n int) []byte {
+	bm := make([]byte, (offset+n+7)/8+rng.IntN(3))
+	for i := range bm {
+		bm[i] = byte(rng.Uint32())
+	}
+	shape := rng.IntN(6)
+	p := rng.Float64()
+	run := false
+	for i := offset; i < offset+n; i++ {
+		var set bool
+		switch shape {
+		case 0:
+			set = true
+		case 1:
+			set = false
+		case 2:
+			set = rng.IntN(64) != 0 // single nulls
+		case 3:
+			set = rng.IntN(64) == 0 // single values
+		case 4:
+			if rng.IntN(50) == 0 {
+				run = !run
+			}
+			set = run
+		default:
+			set = rng.Float64() < p
+		}
+		if set {
+			bm[i/8] |= 1 << (i % 8)
+		} else {
+			bm[i/8] &^= 1 << (i % 8)
+		}
+	}
+	return bm
+}
