@@ -232,6 +232,13 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 	}
 	l.dense.Reset(l.col)
 	l.dense.IndexMode = l.wantIndices
+	if l.dense.direct == nil && l.dense.offBuf == nil && l.conv == nil {
+		// Scratch the leaf keeps (nested, dictionary indices, converted
+		// after the fact): sized once from the footer's counts instead of
+		// grown page piece by page piece. Never a slice aliasing an Arrow
+		// buffer (direct, binary), which must not move.
+		l.cr.ReserveValues(&l.dense.Values, numRows)
+	}
 	l.numLevels = 0
 	if l.col.MaxRep > 0 {
 		n, err := l.readRecords(numRows)

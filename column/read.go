@@ -133,11 +133,14 @@ type Reader struct {
 	popts    pagecodec.PageReaderOptions
 	chunkLen int
 	numRows  int64
-	locs     []*format.PageLocation
-	sparse   bool // Chunk.Sparse
-	dataPage int  // data pages met so far in the chunk
-	err      error
-	win      window // the window of a chunk read from its Source
+	// numValues is the chunk's num_values from the footer (levels,
+	// nulls included): only an estimate (ReserveValues), never trusted.
+	numValues int64
+	locs      []*format.PageLocation
+	sparse    bool // Chunk.Sparse
+	dataPage  int  // data pages met so far in the chunk
+	err       error
+	win       window // the window of a chunk read from its Source
 
 	dict    dictionary
 	hasDict bool
@@ -203,6 +206,7 @@ func (r *Reader) Reset(c Chunk) {
 	r.win.release()
 	r.chunkLen = chunkSize(&c)
 	r.numRows = c.NumRows
+	r.numValues = c.NumValues
 	r.locs = c.OffsetIndex
 	r.sparse = c.Sparse && c.OffsetIndex != nil
 	r.dataPage = 0
