@@ -121,6 +121,7 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 			lr.dense.startDirect(fr.mem, numRows)
 		}
 		if lr.binaryOut {
+			lr.guessFirstData(numRows)
 			lr.dense.startBinary(fr.mem, numRows)
 		}
 		if lr.conv != nil {

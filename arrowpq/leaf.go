@@ -65,6 +65,11 @@ type leafReader struct {
 	// chunks, when set, reads the chunks in windows from the file: reset
 	// then gets no bytes (io.go).
 	chunks *chunkSource
+
+	// perRow is the chunk's non-null values per row, from its value
+	// count, row count and null count (the statistics'; 0 when unknown):
+	// guessFirstData's.
+	perRow float64
 }
 
 // maxByteArrayData bounds the byte array data of one batch: the Arrow
@@ -170,12 +175,78 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		perValue := min(max(md.TotalUncompressedSize, 0)/md.NumValues, limit)
 		l.dense.dataHint = int(min(mulSat(perValue, int64(l.batchRows)), limit))
 		// A dictionary-encoded chunk's bytes say little about its values'
-		// (startBinary).
+		// (startBinary, guessFirstData).
 		l.dense.hintLow = slices.ContainsFunc(md.Encodings, func(e format.Encoding) bool {
 			return e == format.Encoding_PLAIN_DICTIONARY || e == format.Encoding_RLE_DICTIONARY
 		})
+		l.perRow = 0
+		if numRows > 0 {
+			nonNull := md.NumValues
+			if st := md.Statistics; st != nil && st.NullCount != nil && *st.NullCount >= 0 && *st.NullCount <= md.NumValues {
+				nonNull -= *st.NullCount
+			}
+			l.perRow = float64(nonNull) / float64(numRows)
+		}
 	}
 }
+
+// guessFirstData replaces the reader's first guess at a batch's byte
+// array data when the chunk is dictionary-encoded, whose size says little
+// about its values': it loads the chunk's first page (and its dictionary),
+// and when that page is dictionary-encoded guesses the values of numRows
+// rows (the chunk's non-null values per row, from the footer's counts and
+// statistics) at the dictionary's mean length, and a sixteenth more. The first batch then decodes into
+// fresh memory like the others, where it decoded into scratch grown as
+// needed and copied (the scratch kept the largest first batch, 13 MB of
+// the strings read, a third of its live heap); later batches go by the
+// bytes per row of the one before (freshDataGuess). An error loading the
+// page is left to readBatch, which meets it again (page errors are
+// sticky). The guess only sizes memory; the counts it trusts are bounded
+// (maxGuessPerRow, maxFirstGuess), the mean length is that of values
+// decoded from the file. TestHostileValueCountsAllocateNothing.
+func (l *leafReader) guessFirstData(numRows int) {
+	d := &l.dense
+	if !l.binaryOut || !d.hintLow || d.lastRows > 0 {
+		return
+	}
+	if _, err := l.cr.Remaining(); err != nil {
+		return
+	}
+	d.hintLow = false
+	if !l.cr.PageIsDictionaryEncoded() {
+		return // PLAIN: the chunk's bytes per value are a fair guess
+	}
+	dict, ok := l.cr.Dictionary()
+	if !ok || dict.N <= 0 || len(dict.Offsets) <= dict.N {
+		d.hintLow = true
+		return
+	}
+	perRow := l.perRow
+	if l.col.MaxRep == 0 {
+		perRow = min(perRow, 1) // at most a value a row
+	}
+	if perRow <= 0 || perRow > maxGuessPerRow {
+		// No count, or one a list column may have but a footer may also
+		// make up: scratch grown as the values come (startBinary).
+		d.hintLow = true
+		return
+	}
+	mean := float64(dict.Offsets[dict.N]) / float64(dict.N)
+	guess := mean * float64(numRows) * perRow
+	guess += guess / 16
+	d.dataHint = int(min(guess, maxFirstGuess, float64(maxByteArrayData)))
+}
+
+// maxGuessPerRow is the most values per row of a list's byte arrays that
+// guessFirstData believes the footer; maxFirstGuess the most bytes it
+// guesses. With the mean length taken from the decoded dictionary, a
+// footer's counts can then make the first batch of a leaf allocate at
+// most maxGuessPerRow times a row's value of the dictionary's mean length
+// per row, and never more than maxFirstGuess.
+const (
+	maxGuessPerRow = 8
+	maxFirstGuess  = 64 << 20
+)
 
 // mulSat returns a×b for non-negative a and b, saturated at MaxInt64: a
 // product of sizes from a file must not wrap around.
