@@ -112,38 +112,41 @@ func (r *Reader) ReserveValues(dst *Values, numRows int) {
 	est := mulSat(r.numValues, int64(numRows)) / r.numRows
 	est += est/16 + 1
 	limit := max(mulSat(int64(numRows), min(width, 16)), mulSat(int64(r.chunkLen), 4)) / width
-	n := int(min(est, limit, math.MaxInt32))
+	n := int(min(est, limit, math.MaxInt32/16))
 	if n <= 0 {
 		return
 	}
 	if dst.IndexMode {
-		if cap(dst.Indices) < n {
-			dst.Indices = make([]int32, 0, n)
-		}
+		dst.Indices = reserve(dst.Indices, n)
 		return
 	}
 	switch dst.Physical {
 	case format.Type_INT32:
-		if cap(dst.Int32) < n {
-			dst.Int32 = make([]int32, 0, n)
-		}
+		dst.Int32 = reserve(dst.Int32, n)
 	case format.Type_INT64:
-		if cap(dst.Int64) < n {
-			dst.Int64 = make([]int64, 0, n)
-		}
+		dst.Int64 = reserve(dst.Int64, n)
 	case format.Type_FLOAT:
-		if cap(dst.Float32) < n {
-			dst.Float32 = make([]float32, 0, n)
-		}
+		dst.Float32 = reserve(dst.Float32, n)
 	case format.Type_DOUBLE:
-		if cap(dst.Float64) < n {
-			dst.Float64 = make([]float64, 0, n)
-		}
+		dst.Float64 = reserve(dst.Float64, n)
 	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
-		if cap(dst.Fixed) < n*dst.Width {
-			dst.Fixed = make([]byte, 0, n*dst.Width)
-		}
+		dst.Fixed = reserve(dst.Fixed, n*dst.Width)
 	}
+}
+
+// reserve returns the empty s, or a new empty slice when s has room for
+// fewer than n elements: of n, or of n and an eighth more when s had room already
+// (the next chunk's estimate was larger than the last's; the row groups
+// of a file differ by a few percent, and each would have allocated
+// again).
+func reserve[T any](s []T, n int) []T {
+	switch {
+	case cap(s) >= n:
+		return s[:0]
+	case cap(s) > 0:
+		n += n / 8
+	}
+	return make([]T, 0, n)
 }
 
 // heldBytes is what the values take so far, in the slice of their
