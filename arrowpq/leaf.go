@@ -151,7 +151,7 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 	}
 	l.cr.Reset(column.Chunk{
 		Data: chunk, Source: src, Size: size, FileOffset: fileOffset, Codec: md.Codec,
-		NumValues: md.NumValues, NumRows: numRows,
+		NumValues: md.NumValues, NumRows: numRows, NullCount: nullCount(md),
 		AssumeV2Compressed: assumeV2Compressed,
 		Decryptor:          dec,
 		OffsetIndex:        l.locs,
@@ -181,13 +181,18 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		})
 		l.perRow = 0
 		if numRows > 0 {
-			nonNull := md.NumValues
-			if st := md.Statistics; st != nil && st.NullCount != nil && *st.NullCount >= 0 && *st.NullCount <= md.NumValues {
-				nonNull -= *st.NullCount
-			}
-			l.perRow = float64(nonNull) / float64(numRows)
+			l.perRow = float64(md.NumValues-nullCount(md)) / float64(numRows)
 		}
 	}
+}
+
+// nullCount is the null_count of md's statistics when it is one (at most
+// num_values), else 0: it only tightens guesses.
+func nullCount(md *format.ColumnMetaData) int64 {
+	if st := md.Statistics; st != nil && st.NullCount != nil && *st.NullCount >= 0 && *st.NullCount <= md.NumValues {
+		return *st.NullCount
+	}
+	return 0
 }
 
 // guessFirstData replaces the reader's first guess at a batch's byte
