@@ -22,6 +22,14 @@ import (
 // from 300 distinct ones), seeded.
 func allocTestFile(t testing.TB, rows int) []byte {
 	t.Helper()
+	file, rec := allocTestData(t, rows)
+	rec.Release()
+	return file
+}
+
+// allocTestData is allocTestFile and the record it holds.
+func allocTestData(t testing.TB, rows int) ([]byte, arrow.RecordBatch) {
+	t.Helper()
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "i", Type: arrow.PrimitiveTypes.Int64},
@@ -58,7 +66,6 @@ func allocTestFile(t testing.TB, rows int) []byte {
 		}
 	}
 	rec := b.NewRecordBatch()
-	defer rec.Release()
 	tbl := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
 	defer tbl.Release()
 	var buf bytes.Buffer
@@ -66,7 +73,41 @@ func allocTestFile(t testing.TB, rows int) []byte {
 	if err := pqarrow.WriteTable(tbl, &buf, 64<<10, props, pqarrow.DefaultWriterProps()); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), rec
+}
+
+// TestRecordPiecesAcrossBatches: list leaves hand the assembler at most
+// maxRecordPiece levels at a time, pieces that end inside records (pages
+// of this file hold up to ~100K levels); every batch size reads the
+// written rows.
+func TestRecordPiecesAcrossBatches(t *testing.T) {
+	file, want := allocTestData(t, 100_000)
+	defer want.Release()
+	for _, batch := range []int{0, 1, 777, 5000, 40_000, 100_000} {
+		r, err := NewReader(bytes.NewReader(file), int64(len(file)), &ReadOptions{BatchSize: batch, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := int64(0)
+		for r.Next() {
+			rec := r.RecordBatch()
+			for i, c := range rec.Columns() {
+				exp := array.NewSlice(want.Column(i), row, row+rec.NumRows())
+				if !array.Equal(exp, c) {
+					t.Fatalf("batch size %d: column %s differs in rows [%d, %d)", batch, want.ColumnName(i), row, row+rec.NumRows())
+				}
+				exp.Release()
+			}
+			row += rec.NumRows()
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if row != want.NumRows() {
+			t.Fatalf("batch size %d: %d rows, want %d", batch, row, want.NumRows())
+		}
+	}
 }
 
 // readAllocs reads file whole with opts (after tamper, when set, edits the

@@ -312,6 +312,7 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 		if err := l.asm.Append(nil, nil); err != nil {
 			return 0, l.wrap(err)
 		}
+		l.asm.Reserve(numRows)
 	}
 	l.dense.Reset(l.col)
 	l.dense.IndexMode = l.wantIndices
@@ -359,6 +360,13 @@ func (l *leafReader) readRecords(numRows int) (int, error) {
 			return l.asm.NumRows(), l.wrap(err)
 		}
 		def, rep := l.cr.PageLevels()
+		if len(def) > maxRecordPiece {
+			// The assembler's scratch follows the pieces it is given:
+			// a page at a time it was a page's levels per depth, per
+			// leaf (nested: 2.3 MB a read of 41 MB). Pieces may end
+			// inside a record, as pages do.
+			def, rep = def[:maxRecordPiece], rep[:maxRecordPiece]
+		}
 		before := l.asm.NumValues()
 		n, err := l.asm.AppendRecords(def, rep, numRows)
 		if err != nil {
@@ -371,10 +379,10 @@ func (l *leafReader) readRecords(numRows int) (int, error) {
 				return l.asm.NumRows(), err
 			}
 		}
-		if n < left {
+		if n < len(def) {
 			break // the next level starts the next batch's first record
 		}
-		if l.locs != nil && l.asm.NumRows() == numRows {
+		if l.locs != nil && n == left && l.asm.NumRows() == numRows {
 			// With an offset index pages start at records: do not look
 			// into the next page, which a filtered read may not have
 			// fetched.
@@ -383,6 +391,10 @@ func (l *leafReader) readRecords(numRows int) (int, error) {
 	}
 	return l.asm.NumRows(), nil
 }
+
+// maxRecordPiece is the most levels readRecords hands the assembler at
+// once.
+const maxRecordPiece = 16 << 10
 
 // take moves the next n levels of the page into the batch and decodes the
 // values they carry (columns without repetition).
