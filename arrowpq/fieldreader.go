@@ -122,7 +122,7 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 		}
 		if lr.binaryOut {
 			lr.guessFirstData(numRows)
-			lr.dense.startBinary(fr.mem, numRows)
+			lr.dense.startBinary(fr.mem, lr.binarySlots(numRows))
 		}
 		if lr.conv != nil {
 			if err := lr.checkBatchBytes(numRows, lr.conv.width); err != nil {

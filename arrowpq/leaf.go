@@ -68,8 +68,9 @@ type leafReader struct {
 
 	// perRow is the chunk's non-null values per row, from its value
 	// count, row count and null count (the statistics'; 0 when unknown):
-	// guessFirstData's.
-	perRow float64
+	// guessFirstData's; levelsPerRow the chunk's levels per row
+	// (binarySlots).
+	perRow, levelsPerRow float64
 }
 
 // maxByteArrayData bounds the byte array data of one batch: the Arrow
@@ -179,9 +180,10 @@ func (l *leafReader) reset(rg int, chunk []byte, fileOffset int64, md *format.Co
 		l.dense.hintLow = slices.ContainsFunc(md.Encodings, func(e format.Encoding) bool {
 			return e == format.Encoding_PLAIN_DICTIONARY || e == format.Encoding_RLE_DICTIONARY
 		})
-		l.perRow = 0
+		l.perRow, l.levelsPerRow = 0, 0
 		if numRows > 0 {
 			l.perRow = float64(md.NumValues-nullCount(md)) / float64(numRows)
+			l.levelsPerRow = float64(md.NumValues) / float64(numRows)
 		}
 	}
 }
@@ -240,6 +242,23 @@ func (l *leafReader) guessFirstData(numRows int) {
 	guess := mean * float64(numRows) * perRow
 	guess += guess / 16
 	d.dataHint = int(min(guess, maxFirstGuess, float64(maxByteArrayData)))
+}
+
+// binarySlots is the number of slots startBinary makes room for in the
+// offsets of a batch of numRows rows: a slot a row without repetition;
+// for a list's leaf the chunk's levels per row (a level a slot, and one
+// for each empty or null list; at most maxGuessPerRow), and a sixteenth
+// more. Room for a slot a row made the offsets of a list of strings grow
+// by doubling in every batch (nested: about 4 MB a read of 41 MB). The
+// count is also the rows freshDataGuess scales the last batch's data by,
+// so it stays the same within a chunk: the last batch's slots instead
+// would make it guess short.
+func (l *leafReader) binarySlots(numRows int) int {
+	if l.col.MaxRep == 0 || l.levelsPerRow <= 1 {
+		return numRows
+	}
+	per := min(l.levelsPerRow, maxGuessPerRow)
+	return int(float64(numRows)*per*17/16) + 1
 }
 
 // maxGuessPerRow is the most values per row of a list's byte arrays that
