@@ -121,7 +121,8 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 			lr.dense.startDirect(fr.mem, numRows)
 		}
 		if lr.binaryOut {
-			lr.dense.startBinary(fr.mem, numRows)
+			lr.guessFirstData(numRows)
+			lr.dense.startBinary(fr.mem, lr.binarySlots(numRows))
 		}
 		if lr.conv != nil {
 			if err := lr.checkBatchBytes(numRows, lr.conv.width); err != nil {

@@ -3,6 +3,7 @@ package arrowpq
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -246,7 +247,25 @@ func newUninitBuffer(mem memory.Allocator, size int) *memory.Buffer {
 // reaches a caller: arrays get fresh copies (freshCopy) or spread values.
 // Safe for concurrent use (parallel decoding takes one buffer per leaf
 // being decoded).
-type scratchCache struct{ column.BufferCache }
+//
+// Buffers nobody asked for during a whole batch are dropped (endBatch):
+// the first batch of a dictionary-encoded byte array leaf decodes into
+// scratch (startBinary) and no later batch does, so the strings read kept
+// 13 MB of idle scratch for the whole read, a third of its live heap, and
+// the live heap is what the collector's peak heap follows.
+type scratchCache struct {
+	column.BufferCache
+	// taken: a buffer was asked for since the last endBatch.
+	taken atomic.Bool
+}
+
+// endBatch ends a batch of the reader: the cache drops its buffers when
+// none was asked for during the batch.
+func (c *scratchCache) endBatch() {
+	if c != nil && !c.taken.Swap(false) {
+		c.Clear()
+	}
+}
 
 // minScratch is the smallest buffer a scratchCache keeps.
 const minScratch = 256
@@ -257,6 +276,7 @@ func (c *scratchCache) take(n int) []byte {
 	if c == nil {
 		return nil
 	}
+	c.taken.Store(true)
 	return c.Take(n)
 }
 

@@ -198,4 +198,28 @@ func TestScratchCache(t *testing.T) {
 	if b := none.take(1); b != nil {
 		t.Fatal("a nil cache lent a buffer")
 	}
+	none.endBatch()
+}
+
+// TestScratchCacheEndBatch: buffers stay over a batch in which one was
+// taken, and are dropped after a batch in which none was.
+func TestScratchCacheEndBatch(t *testing.T) {
+	var c scratchCache
+	c.give(make([]byte, 0, 1000))
+	c.endBatch() // nothing taken in this batch: dropped
+	if b := c.take(1); b != nil {
+		t.Fatalf("an idle buffer of %d bytes outlived its batch", cap(b))
+	}
+	c.give(make([]byte, 0, 1000)) // taken (the take above), given back
+	c.endBatch()
+	b := c.take(1)
+	if cap(b) != 1000 {
+		t.Fatalf("a buffer in use during the batch was dropped: got cap %d", cap(b))
+	}
+	c.give(b)
+	c.endBatch()
+	c.endBatch()
+	if b := c.take(1); b != nil {
+		t.Fatal("a buffer nobody asked for in a batch was kept")
+	}
 }

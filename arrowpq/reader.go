@@ -276,6 +276,7 @@ func (r *Reader) setBatch(cols []arrow.Array, n int64) {
 	for _, c := range cols {
 		c.Release()
 	}
+	r.opts.scratch.endBatch()
 	r.stats.RowsDecoded += n
 	r.stats.RowsReturned += n
 }

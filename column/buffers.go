@@ -64,3 +64,12 @@ func (c *BufferCache) Give(b []byte) {
 	c.free = append(c.free, b[:0])
 	c.mu.Unlock()
 }
+
+// Clear drops the buffers the cache holds, to the collector; buffers
+// taken stay with their takers, who may give them back later.
+func (c *BufferCache) Clear() {
+	c.mu.Lock()
+	clear(c.free)
+	c.free = c.free[:0]
+	c.mu.Unlock()
+}

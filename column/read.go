@@ -91,6 +91,9 @@ type Chunk struct {
 	// row group's row count; both only size first guesses and the last
 	// page of an offset index.
 	NumValues, NumRows int64
+	// NullCount is the null_count of the chunk's statistics (0 when it
+	// has none): it only makes [Reader.ReserveValues]'s estimate tighter.
+	NullCount int64
 	// AssumeV2Compressed: see [pagecodec.PageReaderOptions].
 	AssumeV2Compressed bool
 	// OffsetIndex, when set, lists the chunk's data pages
@@ -133,11 +136,15 @@ type Reader struct {
 	popts    pagecodec.PageReaderOptions
 	chunkLen int
 	numRows  int64
-	locs     []*format.PageLocation
-	sparse   bool // Chunk.Sparse
-	dataPage int  // data pages met so far in the chunk
-	err      error
-	win      window // the window of a chunk read from its Source
+	// numValues is the chunk's num_values from the footer (levels,
+	// nulls included) less its null_count when known: only an estimate
+	// (ReserveValues), never trusted.
+	numValues int64
+	locs      []*format.PageLocation
+	sparse    bool // Chunk.Sparse
+	dataPage  int  // data pages met so far in the chunk
+	err       error
+	win       window // the window of a chunk read from its Source
 
 	dict    dictionary
 	hasDict bool
@@ -203,6 +210,10 @@ func (r *Reader) Reset(c Chunk) {
 	r.win.release()
 	r.chunkLen = chunkSize(&c)
 	r.numRows = c.NumRows
+	r.numValues = c.NumValues
+	if c.NullCount > 0 && c.NullCount < c.NumValues {
+		r.numValues -= c.NullCount
+	}
 	r.locs = c.OffsetIndex
 	r.sparse = c.Sparse && c.OffsetIndex != nil
 	r.dataPage = 0

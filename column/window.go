@@ -46,6 +46,10 @@ type window struct {
 // larger anyway, so that the next page's header comes with the body.
 const headerRoom = 4 << 10
 
+// largePage: a page body of at least a largePage'th of the window is read
+// alone (Window).
+const largePage = 4
+
 // reset starts chunk c; the buffer is kept (or stays in the cache).
 func (w *window) reset(c *Chunk, want int, cache *BufferCache) {
 	w.src, w.offset, w.size, w.want, w.cache = c.Source, c.FileOffset, int(c.Size), want, cache
@@ -58,10 +62,24 @@ func (w *window) reset(c *Chunk, want int, cache *BufferCache) {
 // the next header kept while parked) are moved to the front rather than
 // read again.
 func (w *window) Window(off, n int) ([]byte, error) {
-	if !w.parked && off >= w.start && off+n <= w.start+w.held && n >= 0 {
+	if off >= w.start && off+n <= w.start+w.held && n >= 0 {
+		if w.parked {
+			// The next header, kept aside: parsed there, so that the
+			// body of a large page is read alone (below).
+			return w.stash[off-w.start : w.held], nil
+		}
 		return w.buf[off-w.start : w.held], nil
 	}
 	k := min(max(n+headerRoom, w.want), w.size-off)
+	if n >= w.want/largePage {
+		// A large page (a quarter of the window or more) is read alone
+		// with the next page's header: once it is decompressed the
+		// window holds no more than that header and is given back
+		// (park), so that the leaves of a long file share a few window
+		// buffers instead of holding one each between batches. Filling
+		// the window with the start of the next page instead kept it.
+		k = min(n+headerRoom, w.size-off)
+	}
 	if k < n || off < 0 {
 		return nil, fmt.Errorf("column: window of %d bytes at %d outside a chunk of %d: %w", n, off, w.size, errCorrupt)
 	}

@@ -172,6 +172,22 @@ func (a *Assembler) Append(def, rep []int16) error {
 	return err
 }
 
+// Reserve makes room in the outputs for a batch of numRecords records
+// where their size is known: the offsets of the outermost repeated node
+// (one per record and one more). Call it after the empty Append that
+// starts a batch; it only sizes memory.
+func (a *Assembler) Reserve(numRecords int) {
+	if numRecords <= 0 || len(a.depth) == 0 || a.depth[0].repeated < 0 {
+		return
+	}
+	n := &a.nodes[a.depth[0].repeated]
+	if n.large {
+		n.off64 = growRoom(n.off64, numRecords+1+chunk-len(n.off64))
+	} else {
+		n.off32 = growRoom(n.off32, numRecords+1+chunk-len(n.off32))
+	}
+}
+
 // AppendRecords is Append with a record limit, so the caller needs no scan
 // of its own for where a batch of maxRecords records ends: it consumes def
 // and rep up to, not including, the first level that would start a record
@@ -274,9 +290,9 @@ func (a *Assembler) appendNested(def, rep []int16, limit int) (int, error) {
 			n.valid.grow(len(def))
 		case Repeated:
 			if n.large {
-				n.off64 = slices.Grow(n.off64, len(def)+1)
+				n.off64 = growRoom(n.off64, len(def)+1)
 			} else {
-				n.off32 = slices.Grow(n.off32, len(def)+1)
+				n.off32 = growRoom(n.off32, len(def)+1)
 			}
 		}
 	}

@@ -51,6 +51,20 @@ func offsetsOf[O int32 | int64](n *asmNode) *[]O {
 	return any(&n.off64).(*[]O)
 }
 
+// growRoom returns s with room for n more elements: the batch's offsets,
+// kept from batch to batch, grow by doubling. slices.Grow grows a large
+// slice by a quarter, and pieces of a few thousand levels (readers hand
+// pages in pieces, arrowpq's of 16Ki levels) then made the first batch
+// allocate about five times its offsets.
+func growRoom[S ~[]E, E any](s S, n int) S {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	ns := make(S, len(s), max(2*cap(s), len(s)+n))
+	copy(ns, s)
+	return ns
+}
+
 // grow16 returns s resized to n, reusing its array when it is large enough.
 func grow16(s []int16, n int) []int16 { return slices.Grow(s[:0], n)[:n] }
 
@@ -62,21 +76,18 @@ func appendList[O int32 | int64](a *Assembler, def, rep []int16, limit int) (int
 	dep0, dep1 := &a.depth[0], &a.depth[1]
 	offp := offsetsOf[O](&a.nodes[dep0.repeated])
 	base := len(*offp)
-	// The pass writes int32 offsets relative to the piece (int64 ones go
-	// through scratch), adding the batch's depth-1 slots after; its
-	// outputs have a chunk of slack (see listPass).
-	*offp = slices.Grow(*offp, cut+chunk)
-	var off32 []int32
-	if o, ok := any((*offp)[base : base+cut+chunk]).([]int32); ok {
-		off32 = o
-	} else {
-		a.offScratch = slices.Grow(a.offScratch[:0], cut+chunk)[:cut+chunk]
-		off32 = a.offScratch
-	}
+	// The pass writes int32 offsets relative to the piece into scratch
+	// with a chunk of slack (see listPass), then the batch's depth-1 slots
+	// are added as they are copied out: the batch's offsets grow by the
+	// records made only, not by the piece's levels and slack (written in
+	// place they had to, and a batch sized for its records outgrew it).
+	a.offScratch = slices.Grow(a.offScratch[:0], cut+chunk)[:cut+chunk]
+	off32 := a.offScratch
 	dep0.defs = grow16(dep0.defs, cut+chunk)
 	dep1.defs = grow16(dep1.defs, cut+chunk)
 	i, j0, j1, prev := listPass(def[:cut], rep[:cut], off32, dep0.defs, dep1.defs,
 		p.Nodes[dep0.repeated].DefLevel, p.MaxDef, b2u(a.prevDepth == 1))
+	*offp = growRoom(*offp, int(j0))
 	off := (*offp)[base : base+int(j0)]
 	n1 := O(dep1.slots)
 	for k, o := range off32[:len(off)] {
@@ -222,8 +233,6 @@ func appendList2[O int32 | int64](a *Assembler, def, rep []int16, limit int) (in
 	offp0 := offsetsOf[O](&a.nodes[dep0.repeated])
 	offp1 := offsetsOf[O](&a.nodes[dep1.repeated])
 	base0, base1 := len(*offp0), len(*offp1)
-	*offp0 = slices.Grow(*offp0, cut+chunk)
-	*offp1 = slices.Grow(*offp1, cut+chunk)
 	// int32 offsets relative to the piece, as in appendList.
 	a.offScratch = slices.Grow(a.offScratch[:0], 2*(cut+chunk))[:2*(cut+chunk)]
 	o0, o1 := a.offScratch[:cut+chunk], a.offScratch[cut+chunk:]
@@ -258,6 +267,7 @@ func appendList2[O int32 | int64](a *Assembler, def, rep []int16, limit int) (in
 			break
 		}
 	}
+	*offp0, *offp1 = growRoom(*offp0, j0), growRoom(*offp1, j1)
 	off0, off1 := (*offp0)[base0:base0+j0], (*offp1)[base1:base1+j1]
 	n1, n2 := O(dep1.slots), O(dep2.slots)
 	for k, o := range o0[:len(off0)] {
@@ -344,7 +354,7 @@ func appendDeep[O int32 | int64](a *Assembler, def, rep []int16, limit int) (int
 		if k < maxRep {
 			offp[k] = offsetsOf[O](&a.nodes[dep.repeated])
 			base[k] = len(*offp[k])
-			*offp[k] = slices.Grow(*offp[k], n+1)
+			*offp[k] = growRoom(*offp[k], n+1)
 			st[k].off = (*offp[k])[base[k] : base[k]+n]
 		}
 	}
