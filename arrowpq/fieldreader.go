@@ -184,6 +184,14 @@ func (fr *fieldReader) twin(r *Reader) *fieldReader {
 	return t
 }
 
+// setPrefetch sets the number of pages the leaves read ahead from their
+// next column chunk on (column.Reader.SetPrefetch; 0: none).
+func (fr *fieldReader) setPrefetch(pages int) {
+	for _, lr := range fr.leaves {
+		lr.cr.SetPrefetch(pages)
+	}
+}
+
 // stopReadAhead stops the leaves' page read-ahead (column.Reader.Close):
 // a decoder that leaves a column chunk before its end must not read on
 // from chunk bytes that a later row group will overwrite.

@@ -35,3 +35,17 @@ func SetSplitMinBatchBytes(n int64) int64 {
 	splitMinBatchBytes = n
 	return old
 }
+
+// ReadAheadFields reports, per field of a pipelined read, whether its
+// leaves read pages ahead (pipeline.readAhead), or nil before the first
+// Next or after the end.
+func ReadAheadFields(r *Reader) []bool {
+	if r.pipe == nil {
+		return nil
+	}
+	var ahead []bool
+	for _, st := range r.pipe.fields {
+		ahead = append(ahead, st.readAhead)
+	}
+	return ahead
+}
