@@ -245,9 +245,10 @@ func newPipeline(r *Reader) *pipeline {
 		p.mostDecoders = max(p.mostDecoders, len(st.decs))
 	}
 	if r.opts.prefetch != nil {
+		work, total := p.fieldBytes()
 		for f := range p.fields {
 			st := &p.fields[f]
-			st.readAhead = p.readAhead(f)
+			st.readAhead = p.readAhead(f, work[f], total)
 			if !st.readAhead {
 				for _, fd := range st.decs {
 					fd.(*fieldReader).setPrefetch(0)
@@ -259,35 +260,38 @@ func newPipeline(r *Reader) *pipeline {
 }
 
 // readAhead reports whether the leaves of field f read pages ahead
-// (column.ReaderOptions.Prefetch, prefetch.go): only when the field is
-// more than its decoders' share of the read (its share of the
-// uncompressed bytes × Parallelism > its decoders), so that it would
-// finish last with the other workers idle. Reading ahead is for a read whose one field is most of the
-// work (a file of one large column; a repeated field, which is never
-// split); in a read of several fields of similar size (lineitem, numeric)
-// the pipeline keeps every worker busy already, and reading ahead only
-// added work: goroutines that take turns with the pipeline's workers, a
-// window of their own per chunk, channel hand-offs, and three uncompressed
-// pages held per chunk (process CPU of a read on 2 cores, median of 8
-// alternated on the loaded machine: numeric SNAPPY 155 → 139 ms, nested
-// 78 → 73, strings 248 → 232; every leaf of the three read ahead before).
-func (p *pipeline) readAhead(f int) bool {
-	r := p.r
-	fr, ok := r.plan.fields[f].(*fieldReader)
-	if !ok {
-		return true
-	}
-	var work, total int64
-	for _, g := range p.groups {
-		work += fieldWork(r.file, g.rg, fr)
-		for _, fd := range r.plan.fields {
-			total += fieldWork(r.file, g.rg, fd)
-		}
-	}
+// (column.ReaderOptions.Prefetch, prefetch.go), given the uncompressed
+// bytes of its chunks in the read (work) and of every field's (total;
+// fieldBytes): only when the field is more than its decoders' share of the
+// read (work/total × Parallelism > its decoders), so that it would finish
+// last with the other workers idle. Reading ahead is for a read whose one
+// field is most of the work (a file of one large column; a repeated field,
+// which is never split); in a read of several fields of similar size
+// (lineitem, numeric) the pipeline keeps every worker busy already, and
+// reading ahead only added work: goroutines that take turns with the
+// pipeline's workers, a window of their own per chunk, channel hand-offs,
+// and three uncompressed pages held per chunk (process CPU of a read on 2
+// cores, median of 8 alternated on the loaded machine: numeric SNAPPY 155
+// → 139 ms, nested 78 → 73, strings 248 → 232; every leaf of the three
+// read ahead before).
+func (p *pipeline) readAhead(f int, work, total int64) bool {
 	// share × workers > decoders, by more than an eighth: fields of one
 	// size differ a little in bytes, and the others fill what a field
 	// just over its share leaves.
 	return 8*work*int64(p.workers) > 9*total*int64(len(p.fields[f].decs))
+}
+
+// fieldBytes returns the uncompressed bytes of each field's column chunks in
+// the row groups of the read, and their sum (fieldWork).
+func (p *pipeline) fieldBytes() (work []int64, total int64) {
+	work = make([]int64, len(p.fields))
+	for f, fd := range p.r.plan.fields {
+		for _, g := range p.groups {
+			work[f] += fieldWork(p.r.file, g.rg, fd)
+		}
+		total += work[f]
+	}
+	return work, total
 }
 
 // splitMinBatchBytes is the least uncompressed size of one batch of a
