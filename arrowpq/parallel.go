@@ -150,6 +150,11 @@ type pipeField struct {
 	failed []bool // per decoder: a task failed, its state is spent
 	// readAhead: the field's leaves read pages ahead (pipeline.readAhead).
 	readAhead bool
+	// sized, per decoder: its byte array leaves have a size to go by for
+	// a fresh batch's data (a batch of their own, or decoder 0's sizes);
+	// sizes are those of decoder 0's first batch (binarySizes).
+	sized []bool
+	sizes []binarySize
 }
 
 // pipeGroup is a row group of the read with rows.
@@ -235,6 +240,10 @@ func newPipeline(r *Reader) *pipeline {
 		st.decs = []fieldDecoder{fd}
 		for range p.splitField(f) - 1 {
 			st.decs = append(st.decs, fd.(*fieldReader).twin(r))
+		}
+		st.sized = make([]bool, len(st.decs))
+		for i, fd := range st.decs {
+			st.sized[i] = i == 0 || !fd.(*fieldReader).freshBinary()
 		}
 		st.next = make([]int, len(st.decs))
 		st.busy = make([]bool, len(st.decs))
@@ -522,6 +531,15 @@ func (p *pipeline) pickField(b, minDecoders int) (pipeTask, bool) {
 				pb.scan++
 			}
 		case st.next[d] == b:
+			if !st.sized[d] {
+				// A split field's other decoders start after decoder 0's
+				// first batch, with its sizes (binarySizes).
+				if st.sizes == nil && !st.failed[0] {
+					continue
+				}
+				st.decs[d].(*fieldReader).setBinarySizes(st.sizes)
+				st.sized[d] = true
+			}
 			if i == pb.scan {
 				pb.scan++
 			}
@@ -691,6 +709,9 @@ func (p *pipeline) run(t pipeTask) bool {
 	p.mu.Lock()
 	st.busy[t.dec] = false
 	st.next[t.dec] = p.nextBatch(t.field, t.dec, t.batch)
+	if t.dec == 0 && err == nil && st.sizes == nil && len(st.decs) > 1 {
+		st.sizes = fd.(*fieldReader).binarySizes()
+	}
 	if b.cols == nil {
 		b.cols = make([]arrow.Array, len(r.plan.fields))
 		b.errs = make([]error, len(r.plan.fields))

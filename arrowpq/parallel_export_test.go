@@ -49,3 +49,22 @@ func ReadAheadFields(r *Reader) []bool {
 	}
 	return ahead
 }
+
+// SplitSized reports, per field of a pipelined read, whether every decoder
+// of the field has sizes for its byte array batches (its own or decoder
+// 0's, pipeField.sized) and, for a split field, decoder 0's sizes were
+// taken.
+func SplitSized(r *Reader) []bool {
+	p := r.pipe
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var sized []bool
+	for _, st := range p.fields {
+		ok := len(st.decs) == 1 || st.sizes != nil
+		for _, s := range st.sized {
+			ok = ok && s
+		}
+		sized = append(sized, ok)
+	}
+	return sized
+}
