@@ -351,7 +351,7 @@ func TestParallelSplitRule(t *testing.T) {
 // TestParallelSplitSizes: the other decoders of a split field start after
 // decoder 0's first batch and size their first batch's byte array data by
 // it, instead of decoding it into scratch and copying it; the batches are
-// the serial read's, and fewer bytes are allocated.
+// the serial read's, and no more are decoded ahead than before.
 func TestParallelSplitSizes(t *testing.T) {
 	const rows = 60_000
 	kb, sb := array.NewInt64Builder(memory.DefaultAllocator), array.NewStringBuilder(memory.DefaultAllocator)
@@ -392,6 +392,13 @@ func TestParallelSplitSizes(t *testing.T) {
 				}
 				if !array.RecordEqual(serial.RecordBatch(), par.RecordBatch()) {
 					t.Fatalf("decoders %d: batch %d differs from the serial read's", n, b)
+				}
+				// In flight: while the caller holds batch b, a split field
+				// has decoded at most up to batch b+n-1 (the others: b+1).
+				for c := b + n; c < rows/5000; c++ {
+					if done := arrowpq.BatchFieldsDone(par, c); done != 0 {
+						t.Fatalf("decoders %d: holding batch %d, batch %d has %d fields decoded", n, b, c, done)
+					}
 				}
 				if b == n {
 					if got := arrowpq.SplitDecoders(par); !slices.Equal(got, []int{n, n}) {
