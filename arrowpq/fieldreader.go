@@ -185,6 +185,61 @@ func (fr *fieldReader) twin(r *Reader) *fieldReader {
 	return t
 }
 
+// setPrefetch sets the number of pages the leaves read ahead from their
+// next column chunk on (column.Reader.SetPrefetch; 0: none).
+func (fr *fieldReader) setPrefetch(pages int) {
+	for _, lr := range fr.leaves {
+		lr.cr.SetPrefetch(pages)
+	}
+}
+
+// binarySize is what a byte array leaf's next fresh batch is sized by
+// (denseValues.freshDataGuess): the data bytes and rows of its last batch
+// and its margin.
+type binarySize struct{ data, rows, marginUp int }
+
+// freshBinary reports whether fr has byte array leaves whose batches are
+// fresh memory sized by the batch before (denseValues.startBinary): the
+// first batch, with no size to go by, decodes into scratch and is copied.
+func (fr *fieldReader) freshBinary() bool {
+	if _, ok := fr.mem.(freshAllocator); !ok {
+		return false
+	}
+	for _, lr := range fr.leaves {
+		if lr.binaryOut {
+			return true
+		}
+	}
+	return false
+}
+
+// binarySizes returns the sizes of the leaves' last batches, in fr.order.
+func (fr *fieldReader) binarySizes() []binarySize {
+	sizes := make([]binarySize, len(fr.order))
+	for i, leaf := range fr.order {
+		d := &fr.leaves[leaf].dense
+		sizes[i] = binarySize{d.lastData, d.lastRows, d.marginUp}
+	}
+	return sizes
+}
+
+// setBinarySizes sizes the next batch of the leaves that decoded none by
+// sizes, another decoder's of the same field (binarySizes): the decoders
+// of a split field (parallel.go) would otherwise each decode their first
+// batch into scratch and copy it (a batch of the strings dataset's text
+// column: 12 MB). nil sizes leave the leaves as they are.
+func (fr *fieldReader) setBinarySizes(sizes []binarySize) {
+	if len(sizes) != len(fr.order) {
+		return
+	}
+	for i, leaf := range fr.order {
+		d := &fr.leaves[leaf].dense
+		if d.lastRows == 0 && sizes[i].rows > 0 {
+			d.lastData, d.lastRows, d.marginUp = sizes[i].data, sizes[i].rows, sizes[i].marginUp
+		}
+	}
+}
+
 // stopReadAhead stops the leaves' page read-ahead (column.Reader.Close):
 // a decoder that leaves a column chunk before its end must not read on
 // from chunk bytes that a later row group will overwrite.

@@ -148,6 +148,13 @@ type pipeField struct {
 	next   []int          // per decoder: the next batch it decodes (len(batches) when none)
 	busy   []bool
 	failed []bool // per decoder: a task failed, its state is spent
+	// readAhead: the field's leaves read pages ahead (pipeline.readAhead).
+	readAhead bool
+	// sized, per decoder: its byte array leaves have a size to go by for
+	// a fresh batch's data (a batch of their own, or decoder 0's sizes);
+	// sizes are those of decoder 0's first batch (binarySizes).
+	sized []bool
+	sizes []binarySize
 }
 
 // pipeGroup is a row group of the read with rows.
@@ -234,6 +241,10 @@ func newPipeline(r *Reader) *pipeline {
 		for range p.splitField(f) - 1 {
 			st.decs = append(st.decs, fd.(*fieldReader).twin(r))
 		}
+		st.sized = make([]bool, len(st.decs))
+		for i, fd := range st.decs {
+			st.sized[i] = i == 0 || !fd.(*fieldReader).freshBinary()
+		}
 		st.next = make([]int, len(st.decs))
 		st.busy = make([]bool, len(st.decs))
 		st.failed = make([]bool, len(st.decs))
@@ -242,7 +253,54 @@ func newPipeline(r *Reader) *pipeline {
 		}
 		p.mostDecoders = max(p.mostDecoders, len(st.decs))
 	}
+	if r.opts.prefetch != nil {
+		work, total := p.fieldBytes()
+		for f := range p.fields {
+			st := &p.fields[f]
+			st.readAhead = p.readAhead(f, work[f], total)
+			if !st.readAhead {
+				for _, fd := range st.decs {
+					fd.(*fieldReader).setPrefetch(0)
+				}
+			}
+		}
+	}
 	return p
+}
+
+// readAhead reports whether the leaves of field f read pages ahead
+// (column.ReaderOptions.Prefetch, prefetch.go), given the uncompressed
+// bytes of its chunks in the read (work) and of every field's (total;
+// fieldBytes): only when the field is more than its decoders' share of the
+// read (work/total × Parallelism > its decoders), so that it would finish
+// last with the other workers idle. Reading ahead is for a read whose one
+// field is most of the work (a file of one large column; a repeated field,
+// which is never split); in a read of several fields of similar size
+// (lineitem, numeric) the pipeline keeps every worker busy already, and
+// reading ahead only added work: goroutines that take turns with the
+// pipeline's workers, a window of their own per chunk, channel hand-offs,
+// and three uncompressed pages held per chunk. Bytes allocated per read on
+// 2 cores (serial read in brackets): numeric SNAPPY 135.3 → 122.0 MB
+// (120.8), lineitem 380.2 → 374.5 (372.5), strings 321.9 → 313.9 (289.1),
+// nested 81.5 → 76.5 (75.6); goroutines started per numeric read 55 → 14.
+func (p *pipeline) readAhead(f int, work, total int64) bool {
+	// share × workers > decoders, by more than an eighth: fields of one
+	// size differ a little in bytes, and the others fill what a field
+	// just over its share leaves.
+	return 8*work*int64(p.workers) > 9*total*int64(len(p.fields[f].decs))
+}
+
+// fieldBytes returns the uncompressed bytes of each field's column chunks in
+// the row groups of the read, and their sum (fieldWork).
+func (p *pipeline) fieldBytes() (work []int64, total int64) {
+	work = make([]int64, len(p.fields))
+	for f, fd := range p.r.plan.fields {
+		for _, g := range p.groups {
+			work[f] += fieldWork(p.r.file, g.rg, fd)
+		}
+		total += work[f]
+	}
+	return work, total
 }
 
 // splitMinBatchBytes is the least uncompressed size of one batch of a
@@ -473,6 +531,15 @@ func (p *pipeline) pickField(b, minDecoders int) (pipeTask, bool) {
 				pb.scan++
 			}
 		case st.next[d] == b:
+			if !st.sized[d] {
+				// A split field's other decoders start after decoder 0's
+				// first batch, with its sizes (binarySizes).
+				if st.sizes == nil && !st.failed[0] {
+					continue
+				}
+				st.decs[d].(*fieldReader).setBinarySizes(st.sizes)
+				st.sized[d] = true
+			}
 			if i == pb.scan {
 				pb.scan++
 			}
@@ -642,6 +709,9 @@ func (p *pipeline) run(t pipeTask) bool {
 	p.mu.Lock()
 	st.busy[t.dec] = false
 	st.next[t.dec] = p.nextBatch(t.field, t.dec, t.batch)
+	if t.dec == 0 && err == nil && st.sizes == nil && len(st.decs) > 1 {
+		st.sizes = fd.(*fieldReader).binarySizes()
+	}
 	if b.cols == nil {
 		b.cols = make([]arrow.Array, len(r.plan.fields))
 		b.errs = make([]error, len(r.plan.fields))

@@ -35,3 +35,36 @@ func SetSplitMinBatchBytes(n int64) int64 {
 	splitMinBatchBytes = n
 	return old
 }
+
+// ReadAheadFields reports, per field of a pipelined read, whether its
+// leaves read pages ahead (pipeline.readAhead), or nil before the first
+// Next or after the end.
+func ReadAheadFields(r *Reader) []bool {
+	if r.pipe == nil {
+		return nil
+	}
+	var ahead []bool
+	for _, st := range r.pipe.fields {
+		ahead = append(ahead, st.readAhead)
+	}
+	return ahead
+}
+
+// SplitSized reports, per field of a pipelined read, whether every decoder
+// of the field has sizes for its byte array batches (its own or decoder
+// 0's, pipeField.sized) and, for a split field, decoder 0's sizes were
+// taken.
+func SplitSized(r *Reader) []bool {
+	p := r.pipe
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var sized []bool
+	for _, st := range p.fields {
+		ok := len(st.decs) == 1 || st.sizes != nil
+		for _, s := range st.sized {
+			ok = ok && s
+		}
+		sized = append(sized, ok)
+	}
+	return sized
+}

@@ -11,7 +11,9 @@ import "sync"
 // core (the strings dataset: one text column is ~80% of the bytes). The
 // goroutines come from one pool per Reader of Parallelism slots; a chunk
 // that finds none free is read serially, so a wide file does not start a
-// goroutine per column chunk. Each chunk read ahead holds prefetchPages+1
+// goroutine per column chunk. On the pipeline only the leaves of a field
+// that is more than its decoders' share of the read do (pipeline.readAhead):
+// with fields of similar size the workers are busy without it. Each chunk read ahead holds prefetchPages+1
 // uncompressed pages.
 
 // prefetchPages is how many pages a chunk is read ahead of its decoder.

@@ -347,3 +347,71 @@ func TestParallelSplitRule(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestParallelSplitSizes: the other decoders of a split field start after
+// decoder 0's first batch and size their first batch's byte array data by
+// it, instead of decoding it into scratch and copying it; the batches are
+// the serial read's, and no more are decoded ahead than before.
+func TestParallelSplitSizes(t *testing.T) {
+	const rows = 60_000
+	kb, sb := array.NewInt64Builder(memory.DefaultAllocator), array.NewStringBuilder(memory.DefaultAllocator)
+	rng := rand.New(rand.NewPCG(17, 26))
+	for i := range rows {
+		kb.Append(int64(i))
+		if i%11 == 0 {
+			sb.AppendNull()
+		} else {
+			sb.Append(fmt.Sprintf("text %d: %x %x", i, rng.Uint64(), rng.Uint64()))
+		}
+	}
+	cols := []arrow.Array{kb.NewArray(), sb.NewArray()}
+	kb.Release()
+	sb.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, cols, rows)
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+	data := writeBytes(t, rec, &arrowpq.WriteOptions{RowGroupRows: rows / 2, Compression: arrowpq.Snappy})
+	for _, n := range []int{2, 3} {
+		withSplit(t, n, func(t *testing.T) {
+			serial, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), &arrowpq.ReadOptions{BatchSize: 5000, Parallelism: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer serial.Close()
+			par, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), &arrowpq.ReadOptions{BatchSize: 5000, Parallelism: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer par.Close()
+			for b := 0; serial.Next(); b++ {
+				if !par.Next() {
+					t.Fatalf("decoders %d: ends early: %v", n, par.Err())
+				}
+				if !array.RecordEqual(serial.RecordBatch(), par.RecordBatch()) {
+					t.Fatalf("decoders %d: batch %d differs from the serial read's", n, b)
+				}
+				// In flight: while the caller holds batch b, a split field
+				// has decoded at most up to batch b+n-1 (the others: b+1).
+				for c := b + n; c < rows/5000; c++ {
+					if done := arrowpq.BatchFieldsDone(par, c); done != 0 {
+						t.Fatalf("decoders %d: holding batch %d, batch %d has %d fields decoded", n, b, c, done)
+					}
+				}
+				if b == n {
+					if got := arrowpq.SplitDecoders(par); !slices.Equal(got, []int{n, n}) {
+						t.Fatalf("decoders %v, want %d each", got, n)
+					}
+					if got := arrowpq.SplitSized(par); !slices.Equal(got, []bool{true, true}) {
+						t.Errorf("decoders %d: sized %v, want every decoder sized by decoder 0's first batch", n, got)
+					}
+				}
+			}
+			if serial.Err() != nil || par.Next() || par.Err() != nil {
+				t.Fatalf("end: %v, %v", serial.Err(), par.Err())
+			}
+		})
+	}
+}

@@ -85,6 +85,17 @@ func (r *Reader) canPrefetch(c Chunk) bool {
 		c.Codec != format.CompressionCodec_UNCOMPRESSED && chunkSize(&c) >= minBytes
 }
 
+// SetPrefetch sets ReaderOptions.Prefetch for the chunks that Reset
+// starts from now on; the current chunk keeps its mode. 0 reads them
+// serially. Once a chunk was read ahead, a positive value means the number
+// of pages it was read ahead by (the slots are made then).
+func (r *Reader) SetPrefetch(pages int) {
+	if pages > 0 && r.slots != nil {
+		pages = len(r.slots) - 1
+	}
+	r.opts.Prefetch = max(pages, 0)
+}
+
 // startPrefetch spawns the first task of the chunk; false when the caller
 // has no goroutine free (the chunk is then read serially).
 func (r *Reader) startPrefetch() bool {

@@ -3,6 +3,7 @@ package column_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -76,6 +77,11 @@ type outcome struct {
 func readOutcome(col *metadata.Column, c column.Chunk, opts column.ReaderOptions, step int, skips func(i int) bool) outcome {
 	r := column.NewReader(col, opts)
 	defer r.Close()
+	return readOutcomeFrom(r, col, c, step, skips)
+}
+
+// readOutcomeFrom is readOutcome with reader r.
+func readOutcomeFrom(r *column.Reader, col *metadata.Column, c column.Chunk, step int, skips func(i int) bool) outcome {
 	r.Reset(c)
 	var o outcome
 	var vals column.Values
@@ -325,6 +331,57 @@ func TestPrefetchStops(t *testing.T) {
 	got := readOutcome(col, c, deny.options(2), 64, nil)
 	want := readOutcome(col, c, column.ReaderOptions{}, 64, nil)
 	sameOutcome(t, "no goroutine free", got, want)
+}
+
+// TestSetPrefetch: SetPrefetch(0) reads the chunks Reset starts after it
+// serially (no task is spawned), and SetPrefetch(n) turns reading ahead
+// back on; every chunk reads as a serial reader does.
+func TestSetPrefetch(t *testing.T) {
+	col, chunk := crcChunk(t, 20)
+	c := column.Chunk{Data: chunk, Codec: format.CompressionCodec_SNAPPY}
+	want := readOutcome(col, c, column.ReaderOptions{}, 64, nil)
+	var sp spawner
+	r := column.NewReader(col, sp.options(2))
+	def := make([]int16, 150)
+	// read reads 150 levels and reports whether tasks were spawned.
+	read := func() bool {
+		t.Helper()
+		calls := sp.calls.Load()
+		var v column.Values
+		v.Reset(col)
+		if _, _, err := r.Read(&v, 150, def, nil); err != nil {
+			t.Fatal(err)
+		}
+		return sp.calls.Load() > calls
+	}
+	sp.every = 1 << 30 // count the calls
+	r.Reset(c)
+	if !read() {
+		t.Fatal("first chunk: not read ahead")
+	}
+	r.SetPrefetch(0)
+	read()
+	r.Reset(c)
+	for range 5 {
+		if read() {
+			t.Fatal("after SetPrefetch(0), the next chunk is read ahead")
+		}
+	}
+	r.SetPrefetch(2)
+	r.Reset(c)
+	if !read() {
+		t.Fatal("after SetPrefetch(2), the next chunk is not read ahead")
+	}
+	r.Close()
+	sp.settled(t, "after Close")
+	for _, pages := range []int{0, 2} {
+		r := column.NewReader(col, sp.options(2))
+		r.SetPrefetch(pages)
+		got := readOutcomeFrom(r, col, c, 64, nil)
+		r.Close()
+		sameOutcome(t, fmt.Sprintf("SetPrefetch(%d)", pages), got, want)
+	}
+	sp.settled(t, "after Close")
 }
 
 // FuzzReadPrefetch reads hostile chunks (FuzzRead's seeds) ahead and
