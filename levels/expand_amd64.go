@@ -15,7 +15,7 @@ import (
 // bytes (AVX512DQ): SpreadInPlace's whole words then go through
 // VPEXPANDQ/VPEXPANDD (expand_amd64.s). Tests turn it off to compare with
 // the Go words.
-var spreadExpandOK = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+var spreadExpandOK = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasPOPCNT
 
 //go:noescape
 func expandInPlace64(vals *uint64, valid *byte, nbytes int, k int) int
