@@ -331,3 +331,38 @@ func FuzzDecode(f *testing.F) {
 		checkBlock(t, src, nil)
 	})
 }
+
+// TestLongBlocks decodes random element streams of several hundred KiB,
+// the size of real pages, with copies reaching back up to the start of
+// the block (4-byte offsets past 64 KiB) and literals of 2-byte lengths
+// between them.
+func TestLongBlocks(t *testing.T) {
+	seed := uint64(os.Getpid())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 11))
+	for i := range 12 {
+		var b blockBuilder
+		b.literal(randBytes(r, 1+r.IntN(80), 4), 0)
+		for len(b.want) < 200<<10+r.IntN(200<<10) {
+			if r.IntN(8) == 0 {
+				n := 1 + r.IntN(300)
+				b.literal(randBytes(r, n, 1+r.IntN(256)), 2)
+				continue
+			}
+			offset := 1 + r.IntN(min(len(b.want), 100))
+			if r.IntN(4) == 0 {
+				offset = 1 + r.IntN(len(b.want))
+			}
+			kind := 2
+			if offset >= 65536 {
+				kind = 4
+			}
+			b.copyElem(kind, offset, 1+r.IntN(64))
+		}
+		src := b.block()
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkBlock(t, src, b.want) })
+		if t.Failed() {
+			return
+		}
+	}
+}
