@@ -202,9 +202,9 @@ func nullCount(md *format.ColumnMetaData) int64 {
 // about its values': it loads the chunk's first page (and its dictionary),
 // and when that page is dictionary-encoded guesses the values of numRows
 // rows (the chunk's non-null values per row, from the footer's counts and
-// statistics) at the dictionary's mean length, and a sixteenth more. The first batch then decodes into
-// fresh memory like the others, where it decoded into scratch grown as
-// needed and copied (the scratch kept the largest first batch, 13 MB of
+// statistics) at the dictionary's mean length, and a sixteenth more. The
+// first batch then decodes into fresh memory like the others, where it
+// decoded into scratch grown as needed and copied (the scratch kept the largest first batch, 13 MB of
 // the strings read, a third of its live heap); later batches go by the
 // bytes per row of the one before (freshDataGuess). An error loading the
 // page is left to readBatch, which meets it again (page errors are

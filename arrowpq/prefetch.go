@@ -13,8 +13,8 @@ import "sync"
 // that finds none free is read serially, so a wide file does not start a
 // goroutine per column chunk. On the pipeline only the leaves of a field
 // that is more than its decoders' share of the read do (pipeline.readAhead):
-// with fields of similar size the workers are busy without it. Each chunk read ahead holds prefetchPages+1
-// uncompressed pages.
+// with fields of similar size the workers are busy without it. Each chunk
+// read ahead holds prefetchPages+1 uncompressed pages.
 
 // prefetchPages is how many pages a chunk is read ahead of its decoder.
 const prefetchPages = 2

@@ -135,10 +135,10 @@ func (r *Reader) ReserveValues(dst *Values, numRows int) {
 }
 
 // reserve returns the empty s, or a new empty slice when s has room for
-// fewer than n elements: of n, or of n and an eighth more when s had room already
-// (the next chunk's estimate was larger than the last's; the row groups
-// of a file differ by a few percent, and each would have allocated
-// again).
+// fewer than n elements: of n, or of n and an eighth more when s was
+// already sized for an earlier chunk (this chunk's estimate is larger;
+// the row groups of a file differ by a few percent, and each would have
+// allocated again).
 func reserve[T any](s []T, n int) []T {
 	switch {
 	case cap(s) >= n:
