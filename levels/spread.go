@@ -110,10 +110,10 @@ func SpreadInPlaceWidth(buf []byte, nv, width int, valid []byte, n int) {
 // SpreadInPlace is [SpreadInPlaceWidth] for 4- and 8-byte values (as
 // uint32 or uint64 bits): with AVX-512, whole words through VPEXPAND
 // (spreadExpand, 3.5 times as fast); else 64 slots at a time, a full word
-// of valid slots is one copy and an empty one a clear; mixed words with at most three
-// nulls go run by run (spreadWordRuns), other mixed words slot by slot
-// without branches (a slot takes the value below it, masked to zero when
-// null).
+// of valid slots is one copy and an empty one a clear; mixed words with
+// at most three nulls go run by run (spreadWordRuns), other mixed words
+// slot by slot without branches (a slot takes the value below it, masked
+// to zero when null).
 func SpreadInPlace[T uint32 | uint64](vals []T, nv int, valid []byte, n int) {
 	if valid == nil {
 		return
