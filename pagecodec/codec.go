@@ -58,10 +58,12 @@ import (
 // sequence loop updates the repeat offsets for every sequence crosses a
 // 4 KiB page, and that decoder takes ~1.5x the CPU on the same frames
 // (0.8 against 1.2 GB/s on lineitem; moving the frame decoder alone
-// reproduces it: internal/zstdbench/_placement). Nothing here can choose
-// it; it is part of the run-to-run spread of the ZSTD read rows.
+// reproduces it: internal/zstdbench/_placement). newZstdDecoder makes
+// another decoder when one of them is placed so (zstdplace.go).
 var sharedZstd = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(max(runtime.NumCPU(), 1)))
+	return newZstdDecoder(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(max(runtime.NumCPU(), 1)))
+	})
 })
 
 // Decompressor decompresses page bodies and keeps the state of the stream
