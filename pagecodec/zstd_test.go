@@ -3,18 +3,14 @@ package pagecodec
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/arrowpq/arrowpq/internal/testshared"
-	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
@@ -70,89 +66,27 @@ func poison(b []byte) {
 // and with libzstd (the zstd command) on all bodies at once. All must be
 // equal.
 func TestZstdCorpusPages(t *testing.T) {
-	testshared.Need(t, testdataDir)
-	names, err := filepath.Glob(filepath.Join(testdataDir, "*.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var bodies, got [][]byte
 	var sizes []int
 	var where []string
 	var d Decompressor
 	buf := make([]byte, 0, 64<<10)
-	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
+	forCorpusPages(t, format.CompressionCodec_ZSTD, func(p corpusPage) {
+		at := p.file + " " + p.column
+		buf = growTo(buf[:0], p.size)
+		poison(buf)
+		if err := d.Decompress(format.CompressionCodec_ZSTD, buf[:p.size], p.body); err != nil {
+			t.Fatalf("%s: Decompress: %v", at, err)
 		}
-		st, err := f.Stat()
-		if err != nil {
-			t.Fatal(err)
+		grown, err := d.DecompressGrow(format.CompressionCodec_ZSTD, nil, p.body, p.size)
+		if err != nil || !bytes.Equal(grown, buf[:p.size]) {
+			t.Fatalf("%s: DecompressGrow differs from Decompress (err %v)", at, err)
 		}
-		md, err := metadata.ReadFooter(f, st.Size())
-		if err != nil {
-			f.Close()
-			continue
-		}
-		for _, rg := range md.Meta.RowGroups {
-			for _, cc := range rg.Columns {
-				m := cc.MetaData
-				if m == nil || m.Codec != format.CompressionCodec_ZSTD {
-					continue
-				}
-				start := m.DataPageOffset
-				if m.DictionaryPageOffset != nil && *m.DictionaryPageOffset > 0 && *m.DictionaryPageOffset < start {
-					start = *m.DictionaryPageOffset
-				}
-				if start < 0 || m.TotalCompressedSize <= 0 || start+m.TotalCompressedSize > st.Size() {
-					continue
-				}
-				chunk := make([]byte, m.TotalCompressedSize)
-				if _, err := f.ReadAt(chunk, start); err != nil {
-					t.Fatal(err)
-				}
-				var r PageReader
-				r.Reset(chunk, m.Codec, PageReaderOptions{})
-				for {
-					h, err := r.NextHeader()
-					if err != nil {
-						if err != io.EOF {
-							t.Logf("%s: %v", filepath.Base(name), err)
-						}
-						break
-					}
-					r.Skip()
-					end := r.Offset()
-					body := chunk[end-int(h.CompressedPageSize) : end]
-					if v2 := h.DataPageHeaderV2; v2 != nil {
-						if !v2.IsCompressed {
-							continue
-						}
-						body = body[v2.RepetitionLevelsByteLength+v2.DefinitionLevelsByteLength:]
-					}
-					size := int(h.UncompressedPageSize)
-					if v2 := h.DataPageHeaderV2; v2 != nil {
-						size -= int(v2.RepetitionLevelsByteLength + v2.DefinitionLevelsByteLength)
-					}
-					at := filepath.Base(name) + " " + string(m.PathInSchema[len(m.PathInSchema)-1])
-					buf = growTo(buf[:0], size)
-					poison(buf)
-					if err := d.Decompress(format.CompressionCodec_ZSTD, buf[:size], body); err != nil {
-						t.Fatalf("%s: Decompress: %v", at, err)
-					}
-					grown, err := d.DecompressGrow(format.CompressionCodec_ZSTD, nil, body, size)
-					if err != nil || !bytes.Equal(grown, buf[:size]) {
-						t.Fatalf("%s: DecompressGrow differs from Decompress (err %v)", at, err)
-					}
-					bodies = append(bodies, body)
-					got = append(got, bytes.Clone(buf[:size]))
-					sizes = append(sizes, size)
-					where = append(where, at)
-				}
-			}
-		}
-		f.Close()
-	}
+		bodies = append(bodies, p.body)
+		got = append(got, bytes.Clone(buf[:p.size]))
+		sizes = append(sizes, p.size)
+		where = append(where, at)
+	})
 	if len(bodies) == 0 {
 		t.Fatal("no ZSTD page in the corpus")
 	}
