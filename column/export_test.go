@@ -10,3 +10,15 @@ func CachedBuffers(c *BufferCache) int {
 	defer c.mu.Unlock()
 	return len(c.free)
 }
+
+// DictionaryViewed reports whether r's dictionary is used where it was
+// decompressed, without a copy.
+func DictionaryViewed(r *Reader) bool { return r.dictViewed }
+
+// SetViewDictionaries turns the no-copy dictionary on or off and returns
+// the previous setting.
+func SetViewDictionaries(on bool) bool {
+	old := viewDictionaries
+	viewDictionaries = on
+	return old
+}

@@ -312,11 +312,16 @@ func (r *Reader) nextPrefetched() error {
 		r.nextSize = int(s.hdr.UncompressedPageSize)
 		if s.hdr.Type == format.PageType_DICTIONARY_PAGE {
 			err := r.takeSlot(s)
+			viewed := false
 			if err == nil {
-				err = r.useDictionaryPage(&s.page)
+				viewed, err = r.useDictionaryPage(&s.page, s.buf)
 			}
 			if err != nil {
 				return end(err)
+			}
+			if viewed {
+				// The slot's buffer is the dictionary now (readDictionaryPage).
+				s.buf, r.dictBuf = r.dictBuf, s.buf
 			}
 			r.release(s)
 			continue

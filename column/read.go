@@ -148,6 +148,12 @@ type Reader struct {
 
 	dict    dictionary
 	hasDict bool
+	// dictBuf is the buffer fixed-width dictionaries are decompressed
+	// into and used in without a copy (viewDictionary), kept from chunk
+	// to chunk; dictViewed says that r.dict's slices are in it. Read
+	// ahead swaps it with the slot the dictionary page came in.
+	dictBuf    []byte
+	dictViewed bool
 
 	// The data page being consumed: its levels (all of them decoded at
 	// load, except for flat columns, whose definition levels decode as

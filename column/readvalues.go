@@ -840,17 +840,21 @@ func setBit(b []byte, i int, v bool) {
 }
 
 // decodeDictionary decodes a dictionary page (PLAIN, or PLAIN_DICTIONARY
-// in old files) into r.dict.
-func (r *Reader) decodeDictionary(p *pagecodec.Page) error {
+// in old files) into r.dict. buf is the decompression buffer the page may
+// lie in (nil when unknown). A fixed-width dictionary in it is used where
+// it lies, without a copy (viewDictionary); viewed then says that r.dict
+// holds buf's memory, which the caller must hand over to r.dictBuf and not
+// decompress into again.
+func (r *Reader) decodeDictionary(p *pagecodec.Page, buf []byte) (viewed bool, err error) {
 	if p.Encoding != format.Encoding_PLAIN && p.Encoding != format.Encoding_PLAIN_DICTIONARY {
-		return fmt.Errorf("dictionary page in encoding %v: %w", p.Encoding, errUnsupported)
+		return false, fmt.Errorf("dictionary page in encoding %v: %w", p.Encoding, errUnsupported)
 	}
 	if p.Header == nil || p.Header.DictionaryPageHeader == nil {
-		return fmt.Errorf("dictionary page without its header: %w", errCorrupt)
+		return false, fmt.Errorf("dictionary page without its header: %w", errCorrupt)
 	}
 	n := int(p.Header.DictionaryPageHeader.NumValues)
 	if n < 0 {
-		return fmt.Errorf("dictionary of %d values: %w", n, errCorrupt)
+		return false, fmt.Errorf("dictionary of %d values: %w", n, errCorrupt)
 	}
 	// Every value takes at least one byte (a bit for booleans, four for a
 	// byte array's length), so a count beyond the page's bytes is corrupt
@@ -861,12 +865,23 @@ func (r *Reader) decodeDictionary(p *pagecodec.Page) error {
 	}
 	if n > len(p.Values) || mulSat(int64(n), per) > int64(len(p.Values)) {
 		if r.col.Physical != format.Type_BOOLEAN || n > 8*len(p.Values) {
-			return fmt.Errorf("dictionary of %d values in %d bytes: %w", n, len(p.Values), errCorrupt)
+			return false, fmt.Errorf("dictionary of %d values in %d bytes: %w", n, len(p.Values), errCorrupt)
 		}
 	}
 	d := &r.dict
+	if r.dictViewed {
+		// The last dictionary's slices are r.dictBuf, which the caller
+		// may decompress into next: never decode into them.
+		d.Int32, d.Int64, d.Float32, d.Float64, d.Fixed = nil, nil, nil, nil, nil
+		r.dictViewed = false
+	}
 	d.Reset(r.col)
 	d.IndexMode = false
+	if n > 0 && holds(buf, p.Values) && viewDictionary(&d.Values, p.Values, n) {
+		d.N = n
+		r.dictViewed = true
+		return true, nil
+	}
 	d.presize(n)
 	// The reader's own decoder, between data pages: every data page
 	// resets it. A local one escaped, 6.5 KB allocated per column chunk.
@@ -880,7 +895,7 @@ func (r *Reader) decodeDictionary(p *pagecodec.Page) error {
 	dec.outLimit = math.MaxInt64 // bounded by the page, checked above
 	if n > 0 {
 		if err := dec.decode(r, &d.Values, n); err != nil {
-			return fmt.Errorf("dictionary page: %w", err)
+			return false, fmt.Errorf("dictionary page: %w", err)
 		}
 	}
 	d.N = n
@@ -897,7 +912,7 @@ func (r *Reader) decodeDictionary(p *pagecodec.Page) error {
 			d.maxLen = max(d.maxLen, int(d.Offsets[i+1]-d.Offsets[i]))
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // dictionarySlack is the zero padding after a BYTE_ARRAY dictionary's data

@@ -215,24 +215,43 @@ func (r *Reader) pageRows(h *format.PageHeader) int {
 
 // readDictionaryPage reads the dictionary page whose header is pending.
 func (r *Reader) readDictionaryPage() error {
+	if r.hasDict || r.pages.Codec() == format.CompressionCodec_UNCOMPRESSED || !viewsDictionary(r.col.Physical) {
+		p, err := r.readPage()
+		if err != nil {
+			return err
+		}
+		_, err = r.useDictionaryPage(p, nil)
+		return err
+	}
+	// A fixed-width dictionary decompresses into a buffer of its own, kept
+	// from chunk to chunk, and is used there (decodeDictionary). Not into
+	// the page buffer: in the next row group a page buffer lent by the
+	// cache (sized by another leaf's data pages) was too small for the
+	// dictionary page and grew, a dictionary's size per leaf and row group.
+	r.borrowBuffer()
+	pageBuf := r.pages.SwapBuffer(r.dictBuf)
 	p, err := r.readPage()
+	r.dictBuf = r.pages.SwapBuffer(pageBuf)
 	if err != nil {
 		return err
 	}
-	return r.useDictionaryPage(p)
+	_, err = r.useDictionaryPage(p, r.dictBuf)
+	return err
 }
 
-// useDictionaryPage decodes dictionary page p, the current page.
-func (r *Reader) useDictionaryPage(p *pagecodec.Page) error {
+// useDictionaryPage decodes dictionary page p, the current page, which
+// may lie in buf (decodeDictionary).
+func (r *Reader) useDictionaryPage(p *pagecodec.Page, buf []byte) (viewed bool, err error) {
 	if r.hasDict {
-		return r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
+		return false, r.fail(fmt.Errorf("a second dictionary page: %w", errCorrupt))
 	}
-	if err := r.decodeDictionary(p); err != nil {
-		return r.fail(err)
+	viewed, err = r.decodeDictionary(p, buf)
+	if err != nil {
+		return false, r.fail(err)
 	}
 	r.hasDict = true
 	r.page = nil
-	return nil
+	return viewed, nil
 }
 
 // readPendingPage reads and loads the data page whose header is pending.
