@@ -32,6 +32,15 @@
 // Retain the batch). A Reader never recycles memory the caller did not ask
 // it to.
 //
+// New memory for every batch has a price the Go runtime sets, not this
+// package: after each collection the runtime returns free pages to the
+// operating system, and later batches fault them back in. On the 2-core
+// Linux VMs of docs/performance.md that was 4–25% of a single-threaded
+// read's CPU time. A program that reads a lot can run with
+// GODEBUG=madvdontneed=0 (freed pages stay mapped until the kernel needs
+// them; RSS counts them meanwhile), with a larger GOGC, or use
+// RecycleBuffers.
+//
 // # Writing
 //
 // [NewWriter] (or [CreateFile], which writes to a temporary file renamed

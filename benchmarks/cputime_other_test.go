@@ -5,3 +5,5 @@ package benchmarks
 import "time"
 
 func processCPU() time.Duration { return 0 }
+
+func freshPageCost(rounds int) time.Duration { return 0 }

@@ -707,6 +707,15 @@ func TestDuckDBTable(t *testing.T) {
 	}
 	only := os.Getenv("ARROWPQ_BENCH_DUCKDB_ONLY")
 	var out strings.Builder
+	if n := runtime.NumCPU(); n > 1 {
+		// The ceiling of every all-threads figure below.
+		fmt.Fprintf(&out, "Machine: %d goroutines at once do the work of %.2f alone (arithmetic in registers), %.2f (streaming 64 MiB each).\n\n",
+			n, machineScaling(n, false, 3), machineScaling(n, true, 3))
+	}
+	if c := freshPageCost(5); c > 0 {
+		fmt.Fprintf(&out, "A new page of memory costs %.2f µs to touch (the kernel's fault and zeroing, %.2f GB/s).\n\n",
+			float64(c)/1e3, float64(os.Getpagesize())/float64(c))
+	}
 	if only != "write" {
 		var results []readResult
 		for _, f := range readFiles(t) {
@@ -755,7 +764,18 @@ func readTable(results []readResult, rounds int) string {
 			r.scan.spread(0), r.scanCPU.median(), ratios, r.ours.median()/r.query.median(),
 			r.alloc.median()/arrow, r.poolAlloc.median()/arrow)
 	}
-	b.WriteString("\n")
+	b.WriteString("\narrowpq's speed-up on all threads (1-thread median ÷ all-threads median): ")
+	one := map[string]float64{}
+	var ups []string
+	for _, r := range results {
+		name := strings.NewReplacer("data=", "", "/codec=", " ").Replace(r.file.name)
+		if r.threads == "1" {
+			one[name] = r.ours.median()
+		} else if t, ok := one[name]; ok {
+			ups = append(ups, fmt.Sprintf("%s %.2f", name, t/r.ours.median()))
+		}
+	}
+	b.WriteString(strings.Join(ups, ", ") + ".\n\n")
 	return b.String()
 }
 
