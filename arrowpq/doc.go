@@ -38,8 +38,10 @@
 // Linux VMs of docs/performance.md that was 4–25% of a single-threaded
 // read's CPU time. A program that reads a lot can run with
 // GODEBUG=madvdontneed=0 (freed pages stay mapped until the kernel needs
-// them; RSS counts them meanwhile), with a larger GOGC, or use
-// RecycleBuffers.
+// them; RSS counts them meanwhile) or a larger GOGC, or read with
+// [ReadOptions.ReuseCollected] (batches reuse the memory of batches the
+// collector found unreachable: the same promise, about twice the peak
+// heap) or RecycleBuffers (its contract above).
 //
 // # Writing
 //

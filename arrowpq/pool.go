@@ -169,7 +169,11 @@ var _ memory.Allocator = (*bufferPool)(nil)
 // a second page), and Reallocate grows in place when the capacity allows.
 // Allocate zeroes (make); buffers the reader overwrites entirely come from
 // allocateUninit (newUninitBuffer), which does not.
-type freshAllocator struct{}
+type freshAllocator struct {
+	// reclaim: large uninitialized buffers reuse the memory of collected
+	// ones (ReadOptions.ReuseCollected; reclaim.go).
+	reclaim bool
+}
 
 func (freshAllocator) Allocate(size int) []byte {
 	if size < poolMinSize {
@@ -187,7 +191,12 @@ func (a freshAllocator) allocateUninit(size int) []byte {
 	if size < uninitMinSize {
 		return a.Allocate(size)
 	}
-	b := uninitBytes(size)
+	var b []byte
+	if a.reclaim {
+		b = reclaimingBytes(size) // reclaim.go
+	} else {
+		b = uninitBytes(size)
+	}
 	if uninitFill != nil {
 		uninitFill(b)
 	}

@@ -319,6 +319,7 @@ func TestUninitBuffersWritten(t *testing.T) {
 		{"parallel", arrowpq.ReadOptions{BatchSize: 1500, Parallelism: 2}},
 		{"views", arrowpq.ReadOptions{BatchSize: 700, Parallelism: 1, Views: true}},
 		{"default-batch", arrowpq.ReadOptions{Parallelism: 1}},
+		{"reuse-collected", arrowpq.ReadOptions{BatchSize: 1000, Parallelism: 2, ReuseCollected: true}},
 	}
 	var filled atomic.Int64
 	read := func(t *testing.T, data []byte, opts arrowpq.ReadOptions, fill byte) ([]arrow.RecordBatch, error) {

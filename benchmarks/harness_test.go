@@ -186,6 +186,12 @@ func readArrowpq(b testing.TB, path string, parallel, recycle bool) int64 {
 	if parallel {
 		opts.Parallelism = 0
 	}
+	return readArrowpqOpts(b, path, opts)
+}
+
+// readArrowpqOpts streams path with arrowpq and opts and returns the rows
+// read.
+func readArrowpqOpts(b testing.TB, path string, opts *arrowpq.ReadOptions) int64 {
 	r, err := arrowpq.OpenFile(path, opts)
 	if err != nil {
 		b.Fatal(err)
