@@ -321,6 +321,7 @@ func (r *Reader) nextPrefetched() error {
 			}
 			if viewed {
 				// The slot's buffer is the dictionary now (readDictionaryPage).
+				r.takeDictBuffer()
 				s.buf, r.dictBuf = r.dictBuf, s.buf
 			}
 			r.release(s)

@@ -228,6 +228,7 @@ func (r *Reader) readDictionaryPage() error {
 	// the page buffer: in the next row group a page buffer lent by the
 	// cache (sized by another leaf's data pages) was too small for the
 	// dictionary page and grew, a dictionary's size per leaf and row group.
+	r.takeDictBuffer()
 	r.borrowBuffer()
 	pageBuf := r.pages.SwapBuffer(r.dictBuf)
 	p, err := r.readPage()
