@@ -185,9 +185,9 @@ type Reader struct {
 	// first page is its small dictionary page) asks for as much again.
 	gaveCap int
 
-	// Scratch for decode-and-drop (SkipRecords).
-	drop     Values
-	dropBits []byte
+	// Scratch for decode-and-drop (SkipRecords), made at the first skip
+	// inside a page.
+	drop *dropScratch
 
 	// pagesRead counts the pages whose bodies were read (checksummed and
 	// decompressed): the test hook that shows a skipped page is not.

@@ -182,7 +182,7 @@ type dictionary struct {
 	// short is the dictionary laid out for pagecodec.DecodeDictShort,
 	// built by the first data page that gathers from it: shortState 0
 	// (not yet), 1 (built) or -1 (the dictionary does not fit).
-	short      pagecodec.ShortDict
+	short      *pagecodec.ShortDict // made by the first dictionary it fits
 	shortState int8
 }
 
@@ -191,14 +191,19 @@ type dictionary struct {
 func (d *dictionary) shortDict() *pagecodec.ShortDict {
 	if d.shortState == 0 {
 		d.shortState = -1
-		if d.maxLen <= 31 && len(d.Offsets) > d.N && d.short.Reset(d.Offsets[:d.N+1], d.Data) {
-			d.shortState = 1
+		if d.maxLen <= 31 && len(d.Offsets) > d.N {
+			if d.short == nil {
+				d.short = new(pagecodec.ShortDict)
+			}
+			if d.short.Reset(d.Offsets[:d.N+1], d.Data) {
+				d.shortState = 1
+			}
 		}
 	}
 	if d.shortState < 0 {
 		return nil
 	}
-	return &d.short
+	return d.short
 }
 
 // valueDecoder decodes the values of one data page in its encoding. It is
