@@ -302,7 +302,7 @@ func (r *Reader) dropLevels(k int) error {
 	switch {
 	case r.flat:
 		r.drop.bits = levels.GrowBitmap(r.drop.bits[:0], k)
-		nulls, err := r.defDec.DecodeValidity(r.drop.bits, 0, k)
+		nulls, err := r.pd.def.DecodeValidity(r.drop.bits, 0, k)
 		if err != nil {
 			return r.fail(err)
 		}
