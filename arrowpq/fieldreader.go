@@ -151,6 +151,9 @@ func (fr *fieldReader) next(numRows int) (arrow.Array, error) {
 		arr, err = fr.buildFlat(fr.field, numRows)
 	}
 	fr.releaseDirect()
+	for _, lr := range fr.leaves {
+		lr.giveBitmap()
+	}
 	return arr, err
 }
 

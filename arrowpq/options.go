@@ -185,6 +185,13 @@ type ReadOptions struct {
 	// scratch lends byte scratch between the leaves of one reader (set
 	// by normalized; scratchCache).
 	scratch *scratchCache
+	// dictionaries lends the buffers of fixed-width dictionaries between
+	// the leaves of one reader (set by normalized;
+	// column.ReaderOptions.Dictionaries).
+	dictionaries *column.BufferCache
+	// bitmaps lends the validity bitmaps of flat leaves between the leaves
+	// of one reader (set by normalized; leafReader.takeBitmap).
+	bitmaps *column.BufferCache
 	// prefetch runs the leaves' page read-ahead (set by normalized when
 	// Parallelism > 1; prefetch.go).
 	prefetch *prefetchPool
@@ -247,6 +254,8 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	n.pageBuffers = new(column.BufferCache)
 	n.windows = new(column.BufferCache)
 	n.scratch = new(scratchCache)
+	n.bitmaps = new(column.BufferCache)
+	n.dictionaries = new(column.BufferCache)
 	if n.Parallelism > 1 {
 		n.prefetch = newPrefetchPool(n.Parallelism)
 	}

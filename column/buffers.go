@@ -19,9 +19,38 @@ import "sync"
 // own: a reader that takes a buffer too small for its page grows it and
 // drops the small one. The zero value is an empty cache; it is safe for
 // concurrent use (readers of one file decode in parallel).
+//
+// The readers' page decoders (of definition levels and dictionary indices,
+// kilobytes of scratch each, never holding a caller's memory) go back and
+// forth with the page buffers, given back at the chunk's end and taken at
+// its first data page.
 type BufferCache struct {
 	mu   sync.Mutex
 	free [][]byte
+	// decoders are the page decoders readers gave back with their page
+	// buffers (Reader.endChunk); as many as readers gave.
+	decoders []*pageDecoders
+}
+
+// takeDecoders returns page decoders a reader gave back, or nil.
+func (c *BufferCache) takeDecoders() *pageDecoders {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.decoders)
+	if n == 0 {
+		return nil
+	}
+	d := c.decoders[n-1]
+	c.decoders[n-1] = nil
+	c.decoders = c.decoders[:n-1]
+	return d
+}
+
+// giveDecoders puts page decoders into the cache.
+func (c *BufferCache) giveDecoders(d *pageDecoders) {
+	c.mu.Lock()
+	c.decoders = append(c.decoders, d)
+	c.mu.Unlock()
 }
 
 // Take returns the smallest buffer of capacity at least n (a page's
@@ -71,5 +100,7 @@ func (c *BufferCache) Clear() {
 	c.mu.Lock()
 	clear(c.free)
 	c.free = c.free[:0]
+	clear(c.decoders)
+	c.decoders = c.decoders[:0]
 	c.mu.Unlock()
 }

@@ -102,3 +102,67 @@ func TestBufferCacheShared(t *testing.T) {
 		}
 	}
 }
+
+// TestPageDecodersShared: readers sharing a BufferCache give their page
+// decoders (definition levels of a flat column, dictionary indices) back at
+// the end of a chunk and the next reader takes them, so that readers read
+// one after the other share one; a reader mid-chunk keeps its own while
+// another reads a whole chunk of the same kind (levels and indices of other
+// values: a decoder shared then reads the wrong ones). Every read returns
+// arrow-go's levels and values.
+func TestPageDecodersShared(t *testing.T) {
+	var cache column.BufferCache
+	type input struct {
+		want  testData
+		chunk column.Chunk
+		r     *column.Reader
+	}
+	var in []input
+	for seed := range uint64(3) {
+		s := spec{physical: parquet.Types.Int64, shape: optional, enc: parquet.Encodings.RLEDict, pageSize: 1 << 10,
+			codec: compress.Codecs.Snappy, rows: 3000, seed: 31 + seed}
+		want := generate(s)
+		col, chunk, _ := chunkOf(t, writeFile(t, s, want), false)
+		in = append(in, input{want, chunk, column.NewReader(col, column.ReaderOptions{Buffers: &cache})})
+	}
+	for i, x := range in {
+		x.r.Reset(x.chunk)
+		compareData(t, fmt.Sprintf("chunk %d", i), readAll(t, x.r, x.r.Column(), 500), x.want)
+		if n := column.CachedDecoders(&cache); n != 1 {
+			t.Fatalf("chunk %d: %d page decoders cached after the chunk's end, want 1", i, n)
+		}
+	}
+	a, b := in[0], in[1]
+	a.r.Reset(a.chunk)
+	b.r.Reset(b.chunk)
+	var vals column.Values
+	vals.Reset(a.r.Column())
+	def := make([]int16, 3000)
+	nl, _, err := a.r.Read(&vals, 1234, def, nil)
+	if err != nil || nl != 1234 {
+		t.Fatalf("first part: %d levels, %v", nl, err)
+	}
+	if n := column.CachedDecoders(&cache); n != 0 {
+		t.Fatalf("mid-chunk: %d page decoders cached, want 0", n)
+	}
+	compareData(t, "interleaved chunk 1", readAll(t, b.r, b.r.Column(), 77), b.want)
+	nl2, _, err := a.r.Read(&vals, 3000, def[nl:], nil)
+	if err != nil || nl+nl2 != 3000 {
+		t.Fatalf("second part: %d levels, %v", nl2, err)
+	}
+	got := testData{def: def}
+	for i := range vals.N {
+		got.values = append(got.values, valueAt(&vals, i))
+	}
+	compareData(t, "interleaved chunk 0", got, a.want)
+	if _, _, err := a.r.Read(&vals, 1, def, nil); err != io.EOF {
+		t.Fatalf("after the chunk: %v, want io.EOF", err)
+	}
+	if n := column.CachedDecoders(&cache); n != 2 {
+		t.Fatalf("after both chunks: %d page decoders cached, want 2", n)
+	}
+	// After the chunk's end, levels are an error, not a shared decoder's.
+	if _, err := a.r.DecodeValidity(make([]byte, 8), 0, 5); err == nil {
+		t.Fatal("DecodeValidity after the chunk's end: no error")
+	}
+}

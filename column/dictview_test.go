@@ -70,3 +70,83 @@ func TestDictionaryView(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseDictionary: readers sharing a Dictionaries cache give their
+// fixed-width dictionary's buffer back at the end of a chunk and the next
+// dictionary page, of this reader or another, decompresses into it (the
+// first chunk has the most rows, so its buffer fits the others'); the
+// values read stay arrow-go's (the values it was given). A release before
+// the chunk's end does nothing: the buffers the cache holds then are
+// poisoned and the rest of the chunk still reads right.
+func TestReleaseDictionary(t *testing.T) {
+	for _, codec := range []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Zstd} {
+		for _, prefetch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/prefetch=%v", codec, prefetch), func(t *testing.T) {
+				var col *metadata.Column
+				var chunks []column.Chunk
+				var wants []testData
+				for seed := range uint64(4) {
+					s := spec{physical: parquet.Types.Int64, shape: optional, enc: parquet.Encodings.RLEDict,
+						pageSize: 2048, codec: codec, rows: 3000 + 2000*int(min(seed, 1)^1), seed: 60 + seed}
+					want := generate(s)
+					c, chunk, _ := chunkOf(t, writeFile(t, s, want), false)
+					col = c
+					chunks = append(chunks, chunk)
+					wants = append(wants, want)
+				}
+				dicts := new(column.BufferCache)
+				opts := column.ReaderOptions{Buffers: new(column.BufferCache), Dictionaries: dicts}
+				if prefetch {
+					opts.Prefetch, opts.PrefetchMinBytes = 2, 1
+					opts.Spawn = func(f func()) bool { go f(); return true }
+				}
+				readers := []*column.Reader{column.NewReader(col, opts), column.NewReader(col, opts)}
+				var first []byte
+				for i, chunk := range chunks[:3] {
+					r := readers[i%2]
+					r.Reset(chunk)
+					got := readAll(t, r, col, 97)
+					compareData(t, fmt.Sprintf("chunk %d", i), got, wants[i])
+					if !column.DictionaryViewed(r) {
+						t.Fatalf("chunk %d: dictionary not viewed", i)
+					}
+					r.ReleaseDictionary()
+					if _, ok := r.Dictionary(); ok {
+						t.Errorf("chunk %d: a dictionary after its release", i)
+					}
+					if n := column.CachedBuffers(dicts); n != 1 {
+						t.Fatalf("chunk %d: the cache holds %d dictionary buffers after the release, want 1", i, n)
+					}
+					b := dicts.Take(0)
+					if i == 0 {
+						first = b
+					} else if !prefetch && &b[:1][0] != &first[:1][0] {
+						// (Read ahead, the page comes in a slot's buffer,
+						// which swaps with the one taken.)
+						t.Errorf("chunk %d: its dictionary is not in the buffer released before", i)
+					}
+					dicts.Give(b)
+				}
+				// Too early: the dictionary stays.
+				r := readers[1]
+				r.Reset(chunks[3])
+				if _, err := r.Remaining(); err != nil {
+					t.Fatal(err)
+				}
+				r.ReleaseDictionary()
+				if d, ok := r.Dictionary(); !ok || d.N == 0 {
+					t.Fatalf("released before the chunk's end: ok %v", ok)
+				}
+				for b := dicts.Take(0); b != nil; b = dicts.Take(0) {
+					for j := range b[:cap(b)] {
+						b[:cap(b)][j] = 0xA5
+					}
+				}
+				compareData(t, "chunk 3", readAll(t, r, col, 97), wants[3])
+				for _, r := range readers {
+					r.Close()
+				}
+			})
+		}
+	}
+}

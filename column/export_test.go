@@ -22,3 +22,10 @@ func SetViewDictionaries(on bool) bool {
 	viewDictionaries = on
 	return old
 }
+
+// CachedDecoders returns how many readers' page decoders c holds.
+func CachedDecoders(c *BufferCache) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.decoders)
+}

@@ -59,14 +59,23 @@ type slot struct {
 // pool slot of the caller's is held only while pages are being read. When
 // Spawn finds no goroutine then, the decoder reads the next page itself.
 type prefetcher struct {
-	prefetching bool // the current chunk is read ahead
-	started     bool // pages of the chunk were read ahead
-	ahead       pagecodec.PageReader
-	slots       []*slot
-	free, out   chan *slot
-	held        *slot              // the slot of the current page
-	taken       pagecodec.Position // after the last page the decoder took
-	aheadWin    window             // ahead's window, for a chunk read from its Source
+	prefetching bool  // the current chunk is read ahead
+	started     bool  // pages of the chunk were read ahead
+	held        *slot // the slot of the current page
+	// aheadState is made when the reader first reads a chunk ahead: a
+	// reader of a chunk read serially (each of the 2,000 leaves of a wide
+	// file) does not carry its 780 bytes.
+	*aheadState
+}
+
+// aheadState is the state of reading ahead that only a chunk read ahead
+// uses.
+type aheadState struct {
+	ahead     pagecodec.PageReader
+	slots     []*slot
+	free, out chan *slot
+	taken     pagecodec.Position // after the last page the decoder took
+	aheadWin  window             // ahead's window, for a chunk read from its Source
 
 	mu      sync.Mutex
 	running bool // a task runs (under mu)
@@ -90,7 +99,7 @@ func (r *Reader) canPrefetch(c Chunk) bool {
 // serially. Once a chunk was read ahead, a positive value means the number
 // of pages it was read ahead by (the slots are made then).
 func (r *Reader) SetPrefetch(pages int) {
-	if pages > 0 && r.slots != nil {
+	if pages > 0 && r.aheadState != nil {
 		pages = len(r.slots) - 1
 	}
 	r.opts.Prefetch = max(pages, 0)
@@ -99,7 +108,8 @@ func (r *Reader) SetPrefetch(pages int) {
 // startPrefetch spawns the first task of the chunk; false when the caller
 // has no goroutine free (the chunk is then read serially).
 func (r *Reader) startPrefetch() bool {
-	if r.slots == nil {
+	if r.aheadState == nil {
+		r.aheadState = new(aheadState)
 		n := r.opts.Prefetch + 1
 		r.slots = make([]*slot, n)
 		for i := range r.slots {
@@ -321,6 +331,7 @@ func (r *Reader) nextPrefetched() error {
 			}
 			if viewed {
 				// The slot's buffer is the dictionary now (readDictionaryPage).
+				r.takeDictBuffer()
 				s.buf, r.dictBuf = r.dictBuf, s.buf
 			}
 			r.release(s)

@@ -182,7 +182,7 @@ type dictionary struct {
 	// short is the dictionary laid out for pagecodec.DecodeDictShort,
 	// built by the first data page that gathers from it: shortState 0
 	// (not yet), 1 (built) or -1 (the dictionary does not fit).
-	short      pagecodec.ShortDict
+	short      *pagecodec.ShortDict // made by the first dictionary it fits
 	shortState int8
 }
 
@@ -191,14 +191,19 @@ type dictionary struct {
 func (d *dictionary) shortDict() *pagecodec.ShortDict {
 	if d.shortState == 0 {
 		d.shortState = -1
-		if d.maxLen <= 31 && len(d.Offsets) > d.N && d.short.Reset(d.Offsets[:d.N+1], d.Data) {
-			d.shortState = 1
+		if d.maxLen <= 31 && len(d.Offsets) > d.N {
+			if d.short == nil {
+				d.short = new(pagecodec.ShortDict)
+			}
+			if d.short.Reset(d.Offsets[:d.N+1], d.Data) {
+				d.shortState = 1
+			}
 		}
 	}
 	if d.shortState < 0 {
 		return nil
 	}
-	return &d.short
+	return d.short
 }
 
 // valueDecoder decodes the values of one data page in its encoding. It is
@@ -215,7 +220,7 @@ type valueDecoder struct {
 
 	plain   pagecodec.PlainDecoder
 	rleBool pagecodec.RLEBooleanDecoder
-	dictIdx pagecodec.DictIndexDecoder
+	dictIdx *pagecodec.DictIndexDecoder // the reader's (pageDecoders) while v.dict is set
 	// The delta decoders carry kilobytes of block state each: allocated
 	// on the first page that needs them, so that a reader of a
 	// dictionary or PLAIN chunk (one per leaf: thousands on a wide file)
@@ -314,6 +319,7 @@ func (v *valueDecoder) reset(r *Reader, p *pagecodec.Page) error {
 			return fmt.Errorf("%v data page without a dictionary page: %w", v.enc, errCorrupt)
 		}
 		v.dict = &r.dict
+		v.dictIdx = &r.pd.dictIdx
 		return v.dictIdx.Reset(src, r.dict.N)
 	case format.Encoding_RLE:
 		if v.physical != format.Type_BOOLEAN {
@@ -654,23 +660,23 @@ func (v *valueDecoder) decodeDict(d *Values, n int) error {
 	case format.Type_INT32:
 		var tail []int32
 		d.Int32, tail = extend(d.Int32, n)
-		got, err = pagecodec.DecodeDict(&v.dictIdx, tail, dict.Int32)
+		got, err = pagecodec.DecodeDict(v.dictIdx, tail, dict.Int32)
 	case format.Type_INT64:
 		var tail []int64
 		d.Int64, tail = extend(d.Int64, n)
-		got, err = pagecodec.DecodeDict(&v.dictIdx, tail, dict.Int64)
+		got, err = pagecodec.DecodeDict(v.dictIdx, tail, dict.Int64)
 	case format.Type_FLOAT:
 		var tail []float32
 		d.Float32, tail = extend(d.Float32, n)
-		got, err = pagecodec.DecodeDict(&v.dictIdx, tail, dict.Float32)
+		got, err = pagecodec.DecodeDict(v.dictIdx, tail, dict.Float32)
 	case format.Type_DOUBLE:
 		var tail []float64
 		d.Float64, tail = extend(d.Float64, n)
-		got, err = pagecodec.DecodeDict(&v.dictIdx, tail, dict.Float64)
+		got, err = pagecodec.DecodeDict(v.dictIdx, tail, dict.Float64)
 	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
 		var tail []byte
 		d.Fixed, tail = extend(d.Fixed, n*v.width)
-		got, err = pagecodec.DecodeDictFixed(&v.dictIdx, tail, dict.Fixed, v.width)
+		got, err = pagecodec.DecodeDictFixed(v.dictIdx, tail, dict.Fixed, v.width)
 	case format.Type_BYTE_ARRAY:
 		before := len(d.Offsets)
 		if sd := dict.shortDict(); sd != nil {
@@ -678,9 +684,9 @@ func (v *valueDecoder) decodeDict(d *Values, n int) error {
 			// from 58 to 15 instructions a value, l_shipmode 58 to 32,
 			// l_shipinstruct 97 to 39 (callgrind, pagecodec
 			// BenchmarkDecodeDictLineitem's pages).
-			d.Offsets, d.Data, err = pagecodec.DecodeDictShort(&v.dictIdx, d.Offsets, d.Data, sd, n)
+			d.Offsets, d.Data, err = pagecodec.DecodeDictShort(v.dictIdx, d.Offsets, d.Data, sd, n)
 		} else {
-			d.Offsets, d.Data, err = pagecodec.DecodeDictByteArray(&v.dictIdx, d.Offsets, d.Data, dict.Offsets, dict.slackData(), dict.maxLen, n)
+			d.Offsets, d.Data, err = pagecodec.DecodeDictByteArray(v.dictIdx, d.Offsets, d.Data, dict.Offsets, dict.slackData(), dict.maxLen, n)
 		}
 		got = len(d.Offsets) - before
 		if err = v.batchFull(err); err == nil {
@@ -734,7 +740,7 @@ func (r *Reader) DecodeDictFixed(dst, dict []byte, width int) error {
 	if r.dec.dict == nil {
 		return r.locate(fmt.Errorf("indices from a page in encoding %v: %w", r.dec.enc, errCorrupt))
 	}
-	got, err := pagecodec.DecodeDictFixed(&r.dec.dictIdx, dst, dict, width)
+	got, err := pagecodec.DecodeDictFixed(r.dec.dictIdx, dst, dict, width)
 	if err == nil && got != len(dst)/width {
 		err = short(got, len(dst)/width)
 	}

@@ -228,6 +228,7 @@ func (r *Reader) readDictionaryPage() error {
 	// the page buffer: in the next row group a page buffer lent by the
 	// cache (sized by another leaf's data pages) was too small for the
 	// dictionary page and grew, a dictionary's size per leaf and row group.
+	r.takeDictBuffer()
 	r.borrowBuffer()
 	pageBuf := r.pages.SwapBuffer(r.dictBuf)
 	p, err := r.readPage()
@@ -282,17 +283,26 @@ func (r *Reader) readPage() (*pagecodec.Page, error) {
 	return p, nil
 }
 
+// dropScratch holds the levels and values SkipRecords decodes and drops.
+type dropScratch struct {
+	values Values
+	bits   []byte
+}
+
 // dropLevels consumes the next k levels of the page and decodes and drops
 // the values they carry.
 func (r *Reader) dropLevels(k int) error {
 	if k == 0 {
 		return nil
 	}
+	if r.drop == nil {
+		r.drop = new(dropScratch)
+	}
 	nv := k
 	switch {
 	case r.flat:
-		r.dropBits = levels.GrowBitmap(r.dropBits[:0], k)
-		nulls, err := r.defDec.DecodeValidity(r.dropBits, 0, k)
+		r.drop.bits = levels.GrowBitmap(r.drop.bits[:0], k)
+		nulls, err := r.pd.def.DecodeValidity(r.drop.bits, 0, k)
 		if err != nil {
 			return r.fail(err)
 		}
@@ -310,15 +320,16 @@ func (r *Reader) dropValues(n int) error {
 	const run = 4096
 	for n > 0 {
 		k := min(n, run)
+		d := &r.drop.values
 		if r.dec.dict != nil {
-			r.drop.Indices = growInt32(r.drop.Indices, k)
-			if err := r.DecodeIndices(r.drop.Indices); err != nil {
+			d.Indices = growInt32(d.Indices, k)
+			if err := r.DecodeIndices(d.Indices); err != nil {
 				return r.fail(err)
 			}
 		} else {
-			r.drop.Reset(r.col)
-			r.drop.IndexMode = false
-			if err := r.DecodeValues(&r.drop, k); err != nil {
+			d.Reset(r.col)
+			d.IndexMode = false
+			if err := r.DecodeValues(d, k); err != nil {
 				return r.fail(err)
 			}
 		}
