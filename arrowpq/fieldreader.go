@@ -256,7 +256,7 @@ func (fr *fieldReader) stopReadAhead() {
 // byte array scratch and the Arrow forms of the current dictionaries.
 func (fr *fieldReader) release() {
 	for _, lr := range fr.leaves {
-		lr.cr.Close()
+		lr.cr.ReleaseBuffers()
 		lr.dense.releaseBinary()
 		if lr.dictArray != nil {
 			lr.dictArray.Release()

@@ -105,6 +105,9 @@ func newReader(src io.ReaderAt, size int64, path string, o *ReadOptions) (*Reade
 	if err != nil {
 		return nil, &Error{Op: "open", Path: path, RowGroup: -1, Page: -1, Offset: -1, Err: err}
 	}
+	if dec == nil {
+		opts.adoptRetired() // retired.go
+	}
 	opts.chunks = newChunkSource(src, file, &opts, dec != nil || isRangeSource(orig))
 	plan, err := newReadPlan(file, &opts)
 	if err != nil {
@@ -187,6 +190,7 @@ func (r *Reader) Close() error {
 		r.filt.release()
 	}
 	r.chunkBuf = nil
+	r.retireBuffers() // retired.go: after every task above has ended
 	if r.pool != nil {
 		r.pool.close()
 	}

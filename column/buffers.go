@@ -94,6 +94,17 @@ func (c *BufferCache) Give(b []byte) {
 	c.mu.Unlock()
 }
 
+// Drain empties the cache and returns the buffers it held, for a caller
+// that hands them on (arrowpq passes a closed Reader's buffers to the next
+// Reader of the process).
+func (c *BufferCache) Drain() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	free := c.free
+	c.free = nil
+	return free
+}
+
 // Clear drops the buffers the cache holds, to the collector; buffers
 // taken stay with their takers, who may give them back later.
 func (c *BufferCache) Clear() {

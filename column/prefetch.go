@@ -372,3 +372,26 @@ func (r *Reader) Close() {
 	r.handOff()
 	r.win.release()
 }
+
+// ReleaseBuffers closes r (Close) and gives its page buffer and
+// dictionary buffer to ReaderOptions.Buffers, whatever the chunk's state:
+// the current page and dictionary are gone, and r reads again only after
+// a Reset. Without a cache r keeps them.
+func (r *Reader) ReleaseBuffers() {
+	r.Close()
+	if r.opts.Buffers == nil {
+		return
+	}
+	if r.hasBuf {
+		r.opts.Buffers.Give(r.pages.SwapBuffer(nil))
+		r.hasBuf = false
+	}
+	if r.dictBuf != nil {
+		r.opts.Buffers.Give(r.dictBuf)
+		r.dictBuf = nil
+	}
+	d := &r.dict
+	d.Int32, d.Int64, d.Float32, d.Float64, d.Fixed = nil, nil, nil, nil, nil
+	r.dictViewed, r.hasDict, r.dict.N = false, false, 0
+	r.page, r.pageLen, r.pagePos = nil, 0, 0
+}

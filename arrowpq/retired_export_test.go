@@ -1,0 +1,29 @@
+package arrowpq
+
+// DrainRetired drops every Reader's retired buffers (retired.go).
+func DrainRetired() {
+	for retiredBuffers.Get() != nil {
+	}
+}
+
+// PoisonRetired fills every byte, up to capacity, of the buffers one
+// closed Reader left with fill and puts them back; it returns how many
+// buffers it filled (0: none waiting).
+func PoisonRetired(fill byte) int {
+	v, _ := retiredBuffers.Get().(*retired)
+	if v == nil {
+		return 0
+	}
+	n := 0
+	for _, list := range [][][]byte{v.pages, v.windows} {
+		for _, b := range list {
+			b = b[:cap(b)]
+			for i := range b {
+				b[i] = fill
+			}
+			n++
+		}
+	}
+	retiredBuffers.Put(v)
+	return n
+}
