@@ -115,6 +115,10 @@ func TestRecordPiecesAcrossBatches(t *testing.T) {
 // bytes of the Arrow batches it returned, and the read's error.
 func readAllocs(t testing.TB, file []byte, opts *ReadOptions, tamper func(*Reader)) (alloc, arrowBytes int64, err error) {
 	t.Helper()
+	// A cold read: not into the buffers an earlier read left (retired.go),
+	// which would make two reads' bytes depend on the order they ran in.
+	for retiredBuffers.Get() != nil {
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -26,7 +26,7 @@ var retiredBuffers sync.Pool // of *retired
 
 // retired is what one Reader left: its caches' buffers, by cache.
 type retired struct {
-	pages, windows [][]byte
+	pages, windows, dictionaries [][]byte
 }
 
 // adoptRetired gives the caches of o (after normalized) the buffers of a
@@ -42,16 +42,19 @@ func (o *ReadOptions) adoptRetired() {
 	for _, b := range v.windows {
 		o.windows.Give(b)
 	}
+	for _, b := range v.dictionaries {
+		o.dictionaries.Give(b)
+	}
 }
 
 // retireBuffers hands r's buffers on (Close, once nothing uses them).
 func (r *Reader) retireBuffers() {
 	o := &r.opts
-	if r.dec != nil || o.pageBuffers == nil || o.windows == nil {
+	if r.dec != nil || o.pageBuffers == nil || o.windows == nil || o.dictionaries == nil {
 		return
 	}
-	v := &retired{pages: o.pageBuffers.Drain(), windows: o.windows.Drain()}
-	if len(v.pages)+len(v.windows) > 0 {
+	v := &retired{pages: o.pageBuffers.Drain(), windows: o.windows.Drain(), dictionaries: o.dictionaries.Drain()}
+	if len(v.pages)+len(v.windows)+len(v.dictionaries) > 0 {
 		retiredBuffers.Put(v)
 	}
 }

@@ -15,7 +15,7 @@ func PoisonRetired(fill byte) int {
 		return 0
 	}
 	n := 0
-	for _, list := range [][][]byte{v.pages, v.windows} {
+	for _, list := range [][][]byte{v.pages, v.windows, v.dictionaries} {
 		for _, b := range list {
 			b = b[:cap(b)]
 			for i := range b {

@@ -373,21 +373,26 @@ func (r *Reader) Close() {
 	r.win.release()
 }
 
-// ReleaseBuffers closes r (Close) and gives its page buffer and
-// dictionary buffer to ReaderOptions.Buffers, whatever the chunk's state:
-// the current page and dictionary are gone, and r reads again only after
-// a Reset. Without a cache r keeps them.
+// ReleaseBuffers closes r (Close) and gives its page buffer and page
+// decoders to ReaderOptions.Buffers and its dictionary buffer to
+// ReaderOptions.Dictionaries, whatever the chunk's state: the current page
+// and dictionary are gone, and r reads again only after a Reset. Without
+// those caches r keeps what they would take.
 func (r *Reader) ReleaseBuffers() {
 	r.Close()
-	if r.opts.Buffers == nil {
-		return
+	if r.opts.Buffers != nil {
+		if r.hasBuf {
+			r.opts.Buffers.Give(r.pages.SwapBuffer(nil))
+			r.hasBuf = false
+		}
+		if r.pd != nil {
+			r.dec.dict, r.dec.dictIdx = nil, nil
+			r.opts.Buffers.giveDecoders(r.pd)
+			r.pd = nil
+		}
 	}
-	if r.hasBuf {
-		r.opts.Buffers.Give(r.pages.SwapBuffer(nil))
-		r.hasBuf = false
-	}
-	if r.dictBuf != nil {
-		r.opts.Buffers.Give(r.dictBuf)
+	if r.opts.Dictionaries != nil && r.dictBuf != nil {
+		r.opts.Dictionaries.Give(r.dictBuf)
 		r.dictBuf = nil
 	}
 	d := &r.dict
