@@ -534,7 +534,14 @@ func (d *Decompressor) DecompressGrow(codec format.CompressionCodec, dst, src []
 		if err != nil {
 			return dst[:0], err
 		}
-		return readGrow(codec.String(), r, dst, size)
+		// The names and messages of Decompress (readExactly): whether a
+		// page decodes into a buffer large enough already or grows one
+		// depends on the pages read before, not on the page.
+		name := "gzip"
+		if codec == format.CompressionCodec_BROTLI {
+			name = "brotli"
+		}
+		return readGrow(name, r, dst, size)
 	default:
 		// LZO and unknown codecs fail without a buffer.
 		return dst[:0], d.Decompress(codec, nil, src)
@@ -592,7 +599,7 @@ func readGrow(name string, r io.Reader, dst []byte, size int) ([]byte, error) {
 		dst = dst[:len(dst)+n]
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return dst[:0], errTruncated("%s body decodes to %d bytes, header says %d", name, len(dst), size)
+				return dst[:0], errTruncated("%s body shorter than the %d bytes of the header", name, size)
 			}
 			return dst[:0], errCorrupt("%s: %v", name, err)
 		}

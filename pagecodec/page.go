@@ -523,7 +523,12 @@ func (r *PageReader) decompressWith(codec format.CompressionCodec, body []byte, 
 		}
 		return body, nil
 	}
-	if cap(r.buf) >= size {
+	// ZSTD always goes through DecompressGrow (zstdGrow decodes into a
+	// buffer already large enough just as Decompress does): its checks of
+	// a frame against the header come first there, and an error must not
+	// depend on how large a buffer earlier pages left (buffers are lent
+	// between readers).
+	if cap(r.buf) >= size && codec != format.CompressionCodec_ZSTD {
 		dst := r.buf[:size]
 		if err := r.dec.Decompress(codec, dst, body); err != nil {
 			return nil, err
