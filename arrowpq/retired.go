@@ -24,6 +24,11 @@ import "sync"
 // file's buffers, which held plaintext, are not handed on.
 var retiredBuffers sync.Pool // of *retired
 
+// retiring turns the hand-over off when false: tests that count a read's
+// bytes measure cold reads (a sync.Pool cannot be emptied reliably: Get
+// does not see other Ps' private items).
+var retiring = true
+
 // retired is what one Reader left: its caches' buffers, by cache.
 type retired struct {
 	pages, windows, dictionaries [][]byte
@@ -32,6 +37,9 @@ type retired struct {
 // adoptRetired gives the caches of o (after normalized) the buffers of a
 // closed Reader, if one left any.
 func (o *ReadOptions) adoptRetired() {
+	if !retiring {
+		return
+	}
 	v, _ := retiredBuffers.Get().(*retired)
 	if v == nil {
 		return
@@ -50,7 +58,7 @@ func (o *ReadOptions) adoptRetired() {
 // retireBuffers hands r's buffers on (Close, once nothing uses them).
 func (r *Reader) retireBuffers() {
 	o := &r.opts
-	if r.dec != nil || o.pageBuffers == nil || o.windows == nil || o.dictionaries == nil {
+	if !retiring || r.dec != nil || o.pageBuffers == nil || o.windows == nil || o.dictionaries == nil {
 		return
 	}
 	v := &retired{pages: o.pageBuffers.Drain(), windows: o.windows.Drain(), dictionaries: o.dictionaries.Drain()}
