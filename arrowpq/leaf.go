@@ -363,8 +363,13 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 		} else if err != nil {
 			return rows, l.wrap(err)
 		}
-		// Take levels from the page up to the end of the batch's rows.
+		// Take levels from the page up to the end of the batch's rows,
+		// and at most those decoded (PageLevels).
 		k := min(left, numRows-rows)
+		if l.col.MaxDef > 0 && !l.flat {
+			def, _ := l.cr.PageLevels()
+			k = min(k, len(def))
+		}
 		rows += k
 		if err := l.take(k); err != nil {
 			return rows, err

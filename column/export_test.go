@@ -29,3 +29,6 @@ func CachedDecoders(c *BufferCache) int {
 	defer c.mu.Unlock()
 	return len(c.decoders)
 }
+
+// LevelWindow is the most levels a column that is not flat decodes at once.
+const LevelWindow = levelWindow

@@ -166,15 +166,16 @@ type Reader struct {
 	// given back (endChunk); cleared by Reset.
 	chunkDone bool
 
-	// The data page being consumed: its levels (all of them decoded at
-	// load, except for flat columns, whose definition levels decode as
-	// they are consumed) and its values.
+	// The data page being consumed: its levels and its values. Flat
+	// columns decode their definition levels as they are consumed; other
+	// columns with levels decode a window of up to levelWindow of them at
+	// a time into r.pd's buffers, the page's levels winStart to winEnd.
 	page             *pagecodec.Page
-	pageDef, pageRep []int16
 	pageLen, pagePos int
-	// pd holds the decoders of the page's definition levels (flat
-	// columns) and dictionary indices; with ReaderOptions.Buffers it is
-	// lent between readers like the page buffer (takeDecoders).
+	winStart, winEnd int
+	// pd holds the decoders of the page's levels and dictionary indices,
+	// and the window of levels; with ReaderOptions.Buffers it is lent
+	// between readers like the page buffer (takeDecoders).
 	pd  *pageDecoders
 	dec valueDecoder
 	// hasBuf: the page reader holds a buffer of ReaderOptions.Buffers
@@ -311,32 +312,93 @@ func (r *Reader) PageIsDictionaryEncoded() bool { return r.page != nil && r.dec.
 // Remaining returns the levels of the current data page not yet consumed,
 // loading the next data page (and a dictionary page on the way) when the
 // current one is used up. It returns io.EOF at the end of the chunk.
+//
+// For a column with levels that is not flat, it also decodes the page's
+// next levels for [Reader.PageLevels] when those it returned are consumed.
 func (r *Reader) Remaining() (int, error) {
 	for r.pagePos == r.pageLen {
 		if err := r.nextDataPage(); err != nil {
 			return 0, err
 		}
 	}
+	if err := r.fillLevels(); err != nil {
+		return 0, err
+	}
 	return r.pageLen - r.pagePos, nil
 }
 
-// PageLevels returns the current page's definition and repetition levels
-// not yet consumed (nil when the column's max level is 0). Flat columns
-// (max definition level 1, no repetition) decode their levels on demand:
-// use [Reader.DecodeValidity] for them. The slices are the reader's, valid
-// until the next page is loaded.
+// PageLevels returns the next definition and repetition levels of the
+// current page, decoded by [Reader.Remaining]: at least one while
+// Remaining is above 0, at most Remaining (nil when the column's max level
+// is 0). Flat columns (max definition level 1, no repetition) decode their
+// levels on demand: use [Reader.DecodeValidity] for them. The slices are
+// the reader's, valid until the next call of Remaining.
 func (r *Reader) PageLevels() (def, rep []int16) {
-	if r.col.MaxDef > 0 && !r.flat {
-		def = r.pageDef[r.pagePos:r.pageLen]
+	if r.col.MaxDef == 0 || r.flat {
+		return nil, nil
 	}
+	return r.windowLevels()
+}
+
+// windowLevels returns the levels of the window from r.pagePos on.
+func (r *Reader) windowLevels() (def, rep []int16) {
+	from, to := r.pagePos-r.winStart, r.winEnd-r.winStart
+	def = r.pd.defWin[from:to]
 	if r.col.MaxRep > 0 {
-		rep = r.pageRep[r.pagePos:r.pageLen]
+		rep = r.pd.repWin[from:to]
 	}
 	return def, rep
 }
 
-// Consume marks the next n levels of the page (n ≤ Remaining) as taken.
+// Consume marks the next n levels of the page as taken: n at most what
+// PageLevels returned (columns with levels that are not flat), else at
+// most Remaining.
 func (r *Reader) Consume(n int) { r.pagePos += n }
+
+// levelWindow is the most levels of a page that are decoded at once (a
+// column with levels that is not flat). A window instead of the whole
+// page: the page's levels were a buffer per leaf of two bytes each (4.5
+// MB a read of the nested dataset's 38 MB of Arrow data), decoded
+// and then read again from memory.
+const levelWindow = 16 << 10
+
+// fillLevels decodes the page's next levels into the window once the
+// window is consumed (columns with levels that are not flat).
+func (r *Reader) fillLevels() error {
+	if r.flat || r.col.MaxDef == 0 || r.pagePos < r.winEnd || r.pagePos >= r.pageLen {
+		return nil
+	}
+	if r.pagePos != r.winEnd {
+		return r.fail(fmt.Errorf("column: levels consumed past those decoded (%d of %d)", r.pagePos, r.winEnd))
+	}
+	k := min(levelWindow, r.pageLen-r.pagePos)
+	pd := r.pd
+	if r.col.MaxRep > 0 {
+		pd.repWin = growInt16(pd.repWin, k)
+		if err := decodeExactly(&pd.rep, pd.repWin, r.pageLen, r.pagePos, "repetition"); err != nil {
+			return r.fail(err)
+		}
+	}
+	pd.defWin = growInt16(pd.defWin, k)
+	if err := decodeExactly(&pd.def, pd.defWin, r.pageLen, r.pagePos, "definition"); err != nil {
+		return r.fail(err)
+	}
+	r.winStart, r.winEnd = r.pagePos, r.pagePos+k
+	return nil
+}
+
+// decodeExactly decodes len(dst) levels of a page of pageLen, the first
+// at page position pos.
+func decodeExactly(d *levels.Decoder, dst []int16, pageLen, pos int, what string) error {
+	n, err := d.Decode(dst)
+	if err != nil {
+		return fmt.Errorf("%s levels: %w", what, err)
+	}
+	if n != len(dst) {
+		return fmt.Errorf("%s levels: %d of the %d the page header promises: %w", what, pos+n, pageLen, errCorrupt)
+	}
+	return nil
+}
 
 // DecodeValidity decodes the next n definition levels of a flat column's
 // page (n ≤ Remaining) as validity bits from bit offset of bitmap, which
@@ -430,14 +492,17 @@ func (r *Reader) endChunk() {
 
 // pageDecoders are the decoders of a data page that carry kilobytes of
 // scratch each (levels.Decoder 1,800 bytes, pagecodec.DictIndexDecoder
-// 1,168): the reader takes them for its first data page and, with
+// 1,168), and the window of levels of a column that is not flat (up to 64
+// KB): the reader takes them for its first data page and, with
 // ReaderOptions.Buffers, gives them back at the end of the chunk with its
 // page buffer. Inline, they were 3 KB of every Reader, a leaf's: 6 MB a
 // read of the 2,000-column file, whose leaves, read one after the other,
 // now share one.
 type pageDecoders struct {
-	def     levels.Decoder
-	dictIdx pagecodec.DictIndexDecoder
+	def, rep levels.Decoder
+	dictIdx  pagecodec.DictIndexDecoder
+	// defWin and repWin are the window of a page's levels (fillLevels).
+	defWin, repWin []int16
 }
 
 // takeDecoders gives the reader page decoders if it has none.
@@ -565,26 +630,22 @@ func (r *Reader) loadLevels(p *pagecodec.Page) error {
 		// the page's level count.
 		return resetLevelDecoder(&r.pd.def, p.DefinitionLevels, p.DefinitionLevelEncoding, 1, n, "definition")
 	}
-	// Here the level count from the header sizes the int16 buffers of the
-	// repetition and definition levels: bound it by the page's bytes,
-	// before either is allocated. RLE makes 64 levels per byte
-	// unremarkable (long null runs); far more is a hostile header. Small
-	// pages get at least 1Mi levels.
+	// The level count from the header drives what a batch of this page
+	// grows (offsets, validity, values): bound it by the page's bytes.
+	// RLE makes 64 levels per byte unremarkable (long null runs); far
+	// more is a hostile header. Small pages get at least 1Mi levels.
 	if limit := levelLimit(p); (r.col.MaxDef > 0 || r.col.MaxRep > 0) && n > limit {
 		return fmt.Errorf("page of %d bytes claims %d levels (limit %d): %w",
 			p.Header.GetUncompressedPageSize(), n, limit, errLimit)
 	}
+	r.winStart, r.winEnd = 0, 0
 	if r.col.MaxRep > 0 {
-		r.pageRep = growInt16(r.pageRep, n)
-		if err := decodeLevels(r.pageRep, p.RepetitionLevels, p.RepetitionLevelEncoding, r.col.MaxRep, "repetition"); err != nil {
+		if err := resetLevelDecoder(&r.pd.rep, p.RepetitionLevels, p.RepetitionLevelEncoding, r.col.MaxRep, n, "repetition"); err != nil {
 			return err
 		}
 	}
 	if r.col.MaxDef > 0 {
-		r.pageDef = growInt16(r.pageDef, n)
-		if err := decodeLevels(r.pageDef, p.DefinitionLevels, p.DefinitionLevelEncoding, r.col.MaxDef, "definition"); err != nil {
-			return err
-		}
+		return resetLevelDecoder(&r.pd.def, p.DefinitionLevels, p.DefinitionLevelEncoding, r.col.MaxDef, n, "definition")
 	}
 	return nil
 }
@@ -610,22 +671,6 @@ func resetLevelDecoder(d *levels.Decoder, src []byte, enc format.Encoding, maxLe
 	}
 	if err != nil {
 		return fmt.Errorf("%s levels: %w", what, err)
-	}
-	return nil
-}
-
-// decodeLevels decodes exactly len(dst) levels.
-func decodeLevels(dst []int16, src []byte, enc format.Encoding, maxLevel int16, what string) error {
-	var d levels.Decoder
-	if err := resetLevelDecoder(&d, src, enc, maxLevel, len(dst), what); err != nil {
-		return err
-	}
-	n, err := d.Decode(dst)
-	if err != nil {
-		return fmt.Errorf("%s levels: %w", what, err)
-	}
-	if n != len(dst) {
-		return fmt.Errorf("%s levels: %d of the %d the page header promises: %w", what, n, len(dst), errCorrupt)
 	}
 	return nil
 }
@@ -734,6 +779,9 @@ func (r *Reader) Read(dst *Values, n int, def, rep []int16) (numLevels, numValue
 			return numLevels, numValues, err
 		}
 		k := min(left, n-numLevels)
+		if r.col.MaxDef > 0 && !r.flat {
+			k = min(k, r.winEnd-r.pagePos)
+		}
 		nv := k
 		switch {
 		case r.flat:
@@ -747,12 +795,13 @@ func (r *Reader) Read(dst *Values, n int, def, rep []int16) (numLevels, numValue
 			}
 			nv = countEqual(d, 1)
 		case r.col.MaxDef > 0:
+			wdef, wrep := r.windowLevels()
 			d := def[numLevels : numLevels+k]
-			copy(d, r.pageDef[r.pagePos:])
+			copy(d, wdef)
 			nv = countEqual(d, r.col.MaxDef)
-		}
-		if r.col.MaxRep > 0 {
-			copy(rep[numLevels:numLevels+k], r.pageRep[r.pagePos:])
+			if r.col.MaxRep > 0 {
+				copy(rep[numLevels:numLevels+k], wrep)
+			}
 		}
 		r.pagePos += k
 		if nv > 0 {

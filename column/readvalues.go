@@ -382,8 +382,8 @@ func (v *valueDecoder) reset(r *Reader, p *pagecodec.Page) error {
 // values its levels carry: ALP states the count twice, and a page whose two
 // counts differ is corrupt rather than short. The count is known from a
 // DATA_PAGE_V2 header, from the page's level count when the column is
-// required, and from the definition levels when they are decoded whole;
-// a flat optional v1 page decodes its levels lazily, so there n can only be
+// required, and from the definition levels, counted in a pass of their own,
+// when the column is not flat; a flat optional v1 page decodes its levels lazily, so there n can only be
 // bounded by the level count here, and a page with too few values fails
 // when they are decoded.
 func (r *Reader) checkALPCount(p *pagecodec.Page, n int) error {
@@ -394,11 +394,9 @@ func (r *Reader) checkALPCount(p *pagecodec.Page, n int) error {
 	case r.col.MaxDef == 0:
 		want = p.NumLevels
 	case !r.flat:
-		want = 0
-		for _, d := range r.pageDef[:p.NumLevels] {
-			if d == r.col.MaxDef {
-				want++
-			}
+		var err error
+		if want, err = r.countDefined(p); err != nil {
+			return err
 		}
 	}
 	if want >= 0 && n != want {
@@ -408,6 +406,27 @@ func (r *Reader) checkALPCount(p *pagecodec.Page, n int) error {
 		return fmt.Errorf("ALP page of %d values in %d levels: %w", n, p.NumLevels, errCorrupt)
 	}
 	return nil
+}
+
+// countDefined counts the definition levels of data page p at the
+// column's maximum, in a pass of its own over them (before the page's first
+// window is decoded, whose buffer it uses).
+func (r *Reader) countDefined(p *pagecodec.Page) (int, error) {
+	var d levels.Decoder
+	if err := resetLevelDecoder(&d, p.DefinitionLevels, p.DefinitionLevelEncoding, r.col.MaxDef, p.NumLevels, "definition"); err != nil {
+		return 0, err
+	}
+	count := 0
+	for pos := 0; pos < p.NumLevels; {
+		buf := growInt16(r.pd.defWin, min(levelWindow, p.NumLevels-pos))
+		r.pd.defWin = buf
+		if err := decodeExactly(&d, buf, p.NumLevels, pos, "definition"); err != nil {
+			return 0, err
+		}
+		count += countEqual(buf, r.col.MaxDef)
+		pos += len(buf)
+	}
+	return count, nil
 }
 
 // decode appends the next n values of the page to d.

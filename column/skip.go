@@ -53,8 +53,14 @@ func (r *Reader) SkipRecords(n int) (skipped int, err error) {
 			}
 			continue
 		}
+		if err := r.fillLevels(); err != nil {
+			return skipped, err
+		}
 		if r.col.MaxRep == 0 {
 			k := min(r.pageLen-r.pagePos, n-skipped)
+			if r.col.MaxDef > 0 && !r.flat {
+				k = min(k, r.winEnd-r.pagePos)
+			}
 			if err := r.dropLevels(k); err != nil {
 				return skipped, err
 			}
@@ -65,7 +71,7 @@ func (r *Reader) SkipRecords(n int) (skipped int, err error) {
 			continue
 		}
 		// Repeated: consume levels up to the start of record n+1.
-		rep := r.pageRep[r.pagePos:r.pageLen]
+		_, rep := r.windowLevels()
 		k := 0
 		done := false
 		for ; k < len(rep); k++ {
@@ -308,7 +314,8 @@ func (r *Reader) dropLevels(k int) error {
 		}
 		nv = k - nulls
 	case r.col.MaxDef > 0:
-		nv = countEqual(r.pageDef[r.pagePos:r.pagePos+k], r.col.MaxDef)
+		def, _ := r.windowLevels()
+		nv = countEqual(def[:k], r.col.MaxDef)
 	}
 	r.pagePos += k
 	return r.dropValues(nv)
