@@ -119,6 +119,13 @@ func readAllocs(t testing.TB, file []byte, opts *ReadOptions, tamper func(*Reade
 	// which would make two reads' bytes depend on the order they ran in.
 	retiring = false
 	defer func() { retiring = true }()
+	return measureRead(t, file, opts, tamper)
+}
+
+// measureRead is readAllocs with the hand-over of closed Readers' buffers
+// as it is set.
+func measureRead(t testing.TB, file []byte, opts *ReadOptions, tamper func(*Reader)) (alloc, arrowBytes int64, err error) {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -175,6 +182,32 @@ func TestReadAllocationsPerArrowByte(t *testing.T) {
 	t.Logf("allocated %d bytes for %d bytes of Arrow data: %.3f", alloc, arrowBytes, ratio)
 	if ratio > 1.35 {
 		t.Errorf("a read allocated %.3f times its Arrow data (%d bytes for %d), want at most 1.35", ratio, alloc, arrowBytes)
+	}
+}
+
+// TestSteadyReadAllocations: a read after another, into what the closed
+// Reader left (retired.go: page buffers, windows, dictionaries, values
+// scratch, assemblers), allocates at most 1.1 times its Arrow data on the
+// file of TestReadAllocationsPerArrowByte; 1.06 measured when written
+// (round 6 of issue 17: 1.18 before the values scratch and assemblers
+// were handed on).
+func TestSteadyReadAllocations(t *testing.T) {
+	// One P: a sync.Pool's Get sees only the current P's private item.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	file := allocTestFile(t, 256<<10)
+	opts := &ReadOptions{Parallelism: 1}
+	DrainRetired()
+	if _, _, err := measureRead(t, file, opts, nil); err != nil {
+		t.Fatal(err)
+	}
+	alloc, arrowBytes, err := measureRead(t, file, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ratio := float64(alloc) / float64(arrowBytes)
+	t.Logf("allocated %d bytes for %d bytes of Arrow data: %.3f", alloc, arrowBytes, ratio)
+	if ratio > 1.1 {
+		t.Errorf("a read after another allocated %.3f times its Arrow data (%d bytes for %d), want at most 1.1", ratio, alloc, arrowBytes)
 	}
 }
 

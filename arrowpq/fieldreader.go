@@ -253,11 +253,17 @@ func (fr *fieldReader) stopReadAhead() {
 }
 
 // release frees what the leaves hold across batches: read-ahead tasks, the
-// byte array scratch and the Arrow forms of the current dictionaries.
+// byte array scratch and the Arrow forms of the current dictionaries; the
+// values scratch and assemblers go to the reader's caches (retired.go).
 func (fr *fieldReader) release() {
 	for _, lr := range fr.leaves {
 		lr.cr.ReleaseBuffers()
 		lr.dense.releaseBinary()
+		lr.dense.giveScratch()
+		if lr.asm != nil {
+			lr.asms.give(lr.asm)
+			lr.asm = nil
+		}
 		if lr.dictArray != nil {
 			lr.dictArray.Release()
 			lr.dictArray = nil

@@ -34,7 +34,10 @@ type leafReader struct {
 
 	// For repeating columns: the levels path, its assembler, and the
 	// position of each schema node on the path.
-	asm       *levels.Assembler
+	asm *levels.Assembler
+	// asms holds the assemblers of a closed Reader: ensureAssembler
+	// builds on the buffers of one (retired.go).
+	asms      *assemblerStack
 	pathIndex map[*metadata.Node]int
 
 	// wantIndices: the leaf reads as an Arrow dictionary; dictionary pages
@@ -88,6 +91,7 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 		cr:        column.NewReader(col, columnOptions(opts, maxByteArrayData)),
 		chunks:    opts.chunks,
 		bitmaps:   opts.bitmaps,
+		asms:      opts.assemblers,
 	}
 	l.dense.cache = opts.scratch
 	l.flat = col.MaxDef == 1 && col.MaxRep == 0
@@ -113,6 +117,9 @@ func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
 		Window:           opts.ChunkWindow,
 		Windows:          opts.windows,
 		Dictionaries:     opts.dictionaries,
+	}
+	if opts.scratch != nil {
+		o.Scratch = &opts.scratch.BufferCache
 	}
 	if opts.prefetch != nil {
 		o.Prefetch, o.Spawn = prefetchPages, opts.prefetch.spawn
@@ -142,7 +149,7 @@ func (l *leafReader) ensureAssembler() error {
 	if err != nil {
 		return l.wrap(err)
 	}
-	if l.asm, err = levels.NewAssembler(p, nil); err != nil {
+	if l.asm, err = levels.NewAssemblerFrom(l.asms.take(), p, nil); err != nil {
 		return l.wrap(err)
 	}
 	return nil

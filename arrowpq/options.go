@@ -198,6 +198,9 @@ type ReadOptions struct {
 	// windows lends the chunk windows between the leaves of one reader
 	// (set by normalized; column.BufferCache).
 	windows *column.BufferCache
+	// assemblers holds the levels.Assemblers of a closed Reader for the
+	// leaves of this one (set by normalized; retired.go).
+	assemblers *assemblerStack
 	// chunks, when set (by newReader), has the leaves read their chunks in
 	// windows from the file (io.go).
 	chunks *chunkSource
@@ -256,6 +259,7 @@ func (o *ReadOptions) normalized() (ReadOptions, error) {
 	n.scratch = new(scratchCache)
 	n.bitmaps = new(column.BufferCache)
 	n.dictionaries = new(column.BufferCache)
+	n.assemblers = new(assemblerStack)
 	if n.Parallelism > 1 {
 		n.prefetch = newPrefetchPool(n.Parallelism)
 	}

@@ -313,6 +313,15 @@ func (d *denseValues) releaseBinary() {
 	d.dataScratch = false
 }
 
+// giveScratch gives the fixed-width values scratch to the cache, unless
+// the values are in an Arrow buffer (direct, conv) a failed batch left.
+func (d *denseValues) giveScratch() {
+	if d.cache == nil || d.direct != nil || d.conv != nil {
+		return
+	}
+	column.GiveValues(&d.cache.BufferCache, &d.Values)
+}
+
 // releaseDirect drops a direct buffer that was not handed over.
 func (d *denseValues) releaseDirect() {
 	if d.conv != nil {

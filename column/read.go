@@ -69,6 +69,10 @@ type ReaderOptions struct {
 	// pages took each other's buffers at each row group and grew them
 	// (numeric: 6.4 MB more a read).
 	Dictionaries *BufferCache
+	// Scratch, when set, lends the buffers of the values [Reader.ReserveValues]
+	// sizes: a caller gives a Values' scratch back with [GiveValues] when
+	// it is done with it (arrowpq: a closed Reader's, to the next Reader).
+	Scratch *BufferCache
 }
 
 // Decryptor decrypts the modules of one column chunk (Parquet modular

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/arrowpq/arrowpq/levels"
 	"github.com/arrowpq/arrowpq/metadata"
@@ -117,20 +118,20 @@ func (r *Reader) ReserveValues(dst *Values, numRows int) {
 		return
 	}
 	if dst.IndexMode {
-		dst.Indices = reserve(dst.Indices, n)
+		dst.Indices = reserve(r.opts.Scratch, dst.Indices, n)
 		return
 	}
 	switch dst.Physical {
 	case format.Type_INT32:
-		dst.Int32 = reserve(dst.Int32, n)
+		dst.Int32 = reserve(r.opts.Scratch, dst.Int32, n)
 	case format.Type_INT64:
-		dst.Int64 = reserve(dst.Int64, n)
+		dst.Int64 = reserve(r.opts.Scratch, dst.Int64, n)
 	case format.Type_FLOAT:
-		dst.Float32 = reserve(dst.Float32, n)
+		dst.Float32 = reserve(r.opts.Scratch, dst.Float32, n)
 	case format.Type_DOUBLE:
-		dst.Float64 = reserve(dst.Float64, n)
+		dst.Float64 = reserve(r.opts.Scratch, dst.Float64, n)
 	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
-		dst.Fixed = reserve(dst.Fixed, n*dst.Width)
+		dst.Fixed = reserve(r.opts.Scratch, dst.Fixed, n*dst.Width)
 	}
 }
 
@@ -139,14 +140,66 @@ func (r *Reader) ReserveValues(dst *Values, numRows int) {
 // already sized for an earlier chunk (this chunk's estimate is larger;
 // the row groups of a file differ by a few percent, and each would have
 // allocated again).
-func reserve[T any](s []T, n int) []T {
+//
+// A new slice comes from c when it lends one large enough.
+func reserve[T scratchValue](c *BufferCache, s []T, n int) []T {
 	switch {
 	case cap(s) >= n:
 		return s[:0]
 	case cap(s) > 0:
 		n += n / 8
 	}
+	if s := takeScratch[T](c, n); s != nil {
+		return s
+	}
 	return make([]T, 0, n)
+}
+
+// scratchValue is what ReserveValues sizes: types without pointers, so
+// that their arrays may be lent as bytes.
+type scratchValue interface {
+	byte | int32 | int64 | float32 | float64
+}
+
+// takeScratch returns an empty slice of capacity at least n in a buffer of
+// c, or nil when c lends none that large, or none aligned for T.
+func takeScratch[T scratchValue](c *BufferCache, n int) []T {
+	if c == nil {
+		return nil
+	}
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	b := c.Take(n * size)
+	if cap(b) < n*size || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%unsafe.Alignof(zero) != 0 {
+		if cap(b) > 0 {
+			c.Give(b)
+		}
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), cap(b)/size)[:0]
+}
+
+// scratchBytes is the array of s as bytes.
+func scratchBytes[T scratchValue](s []T) []byte {
+	if cap(s) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), cap(s)*int(unsafe.Sizeof(zero)))[:0]
+}
+
+// GiveValues gives the arrays of v's fixed-width values (Indices, Int32,
+// Int64, Float32, Float64, Fixed) to c and clears them in v. Only for
+// values that are the caller's scratch, sized by [Reader.ReserveValues]
+// or grown by decoding: never slices of an array handed to anyone else.
+func GiveValues(c *BufferCache, v *Values) {
+	for _, b := range [][]byte{scratchBytes(v.Indices), scratchBytes(v.Int32), scratchBytes(v.Int64),
+		scratchBytes(v.Float32), scratchBytes(v.Float64), scratchBytes(v.Fixed)} {
+		if cap(b) > 0 {
+			c.Give(b)
+		}
+	}
+	v.Indices, v.Int32, v.Int64, v.Float32, v.Float64, v.Fixed = nil, nil, nil, nil, nil, nil
 }
 
 // heldBytes is what the values take so far, in the slice of their

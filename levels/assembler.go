@@ -141,6 +141,29 @@ func NewAssembler(p *Path, opts *AssemblerOptions) (*Assembler, error) {
 	return a, nil
 }
 
+// NewAssemblerFrom is NewAssembler on the buffers of old, an Assembler
+// the caller is done with (nil: none), so that a caller reading file after
+// file keeps its offsets, validity and scratch instead of growing new ones
+// for every column of every file. Node i takes the buffers of old's node i,
+// depth d those of old's depth d; old must not be used afterwards.
+func NewAssemblerFrom(old *Assembler, p *Path, opts *AssemblerOptions) (*Assembler, error) {
+	a, err := NewAssembler(p, opts)
+	if err != nil || old == nil {
+		return a, err
+	}
+	for i := range min(len(a.nodes), len(old.nodes)) {
+		n, o := &a.nodes[i], &old.nodes[i]
+		n.valid.buf, n.off32, n.off64 = o.valid.buf, o.off32, o.off64
+	}
+	for d := range min(len(a.depth), len(old.depth)) {
+		a.depth[d].defs = old.depth[d].defs
+	}
+	a.leaf.buf, a.offScratch = old.leaf.buf, old.offScratch
+	*old = Assembler{}
+	a.Reset()
+	return a, nil
+}
+
 // Reset prepares for a new column chunk: outputs are dropped and the next
 // level must start a record.
 func (a *Assembler) Reset() {

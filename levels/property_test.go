@@ -88,6 +88,7 @@ func TestPropertyRead(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 11))
+	var prev *Assembler
 	for iter := 0; iter < 400; iter++ {
 		reps := randPath(rng)
 		p, err := NewPath(reps)
@@ -111,10 +112,19 @@ func TestPropertyRead(t *testing.T) {
 				opts.Int64Offsets = append(opts.Int64Offsets, i)
 			}
 		}
-		a, err := NewAssembler(p, &opts)
+		// Half the assemblers are built on the buffers of the one before
+		// (another path, its last batch left in them), poisoned first.
+		var a *Assembler
+		if prev != nil && rng.IntN(2) == 0 {
+			poisonAssembler(prev)
+			a, err = NewAssemblerFrom(prev, p, &opts)
+		} else {
+			a, err = NewAssembler(p, &opts)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		prev = a
 		t.Run(fmt.Sprint(iter), func(t *testing.T) {
 			// Batches of random record counts, each fed in random pieces.
 			pos, rec := 0, 0
@@ -288,5 +298,35 @@ func TestPropertyWrite(t *testing.T) {
 			}
 			start += n
 		}
+	}
+}
+
+// poisonAssembler fills every buffer of a to its capacity with bytes that
+// are no valid level, bit or offset.
+func poisonAssembler(a *Assembler) {
+	fill := func(b []byte) {
+		for i := range b[:cap(b)] {
+			b[:cap(b)][i] = 0xA5
+		}
+	}
+	for i := range a.nodes {
+		n := &a.nodes[i]
+		fill(n.valid.buf)
+		for j := range n.off32[:cap(n.off32)] {
+			n.off32[:cap(n.off32)][j] = -7
+		}
+		for j := range n.off64[:cap(n.off64)] {
+			n.off64[:cap(n.off64)][j] = -7
+		}
+	}
+	for d := range a.depth {
+		defs := a.depth[d].defs
+		for j := range defs[:cap(defs)] {
+			defs[:cap(defs)][j] = -3
+		}
+	}
+	fill(a.leaf.buf)
+	for j := range a.offScratch[:cap(a.offScratch)] {
+		a.offScratch[:cap(a.offScratch)][j] = -7
 	}
 }
