@@ -43,7 +43,7 @@ var reclaimed = struct {
 	sync.Mutex
 	cur, old map[int][]*byte // by size class: arrays' first bytes, new and one collection old
 	held     int             // bytes in cur and old
-	ticking  bool            // a collection tick is armed (armTick)
+	ticking  bool            // a collection tick is armed (everyCollection)
 }{cur: make(map[int][]*byte), old: make(map[int][]*byte)}
 
 // reclaimLimit is the most bytes reclaimed holds.
@@ -84,32 +84,37 @@ func watchArray(b []byte) {
 		reclaimed.held += c
 		if !reclaimed.ticking {
 			reclaimed.ticking = true
-			armTick()
+			everyCollection(ageReclaimed)
 		}
 	})
 }
 
 // tick is an object whose only use is its finalizer, which the collector
-// runs once per cycle after it finds the tick unreachable (armTick).
+// runs once per cycle after it finds the tick unreachable.
 type tick struct{ _ *byte }
 
-// armTick makes a tick whose finalizer ages reclaimed: drops what was
-// already old, makes the rest old, and arms the next tick while anything
-// is left.
-func armTick() {
+// everyCollection runs fn, from a finalizer, once per garbage collection
+// cycle for as long as fn reports true.
+func everyCollection(fn func() bool) {
 	runtime.SetFinalizer(new(tick), func(*tick) {
-		reclaimed.Lock()
-		defer reclaimed.Unlock()
-		for c, list := range reclaimed.old {
-			reclaimed.held -= c * len(list)
-		}
-		clear(reclaimed.old)
-		reclaimed.old, reclaimed.cur = reclaimed.cur, reclaimed.old
-		reclaimed.ticking = reclaimed.held > 0
-		if reclaimed.ticking {
-			armTick()
+		if fn() {
+			everyCollection(fn)
 		}
 	})
+}
+
+// ageReclaimed runs once per collection while arrays wait: it drops those
+// already old and makes the rest old. It reports whether any are left.
+func ageReclaimed() bool {
+	reclaimed.Lock()
+	defer reclaimed.Unlock()
+	for c, list := range reclaimed.old {
+		reclaimed.held -= c * len(list)
+	}
+	clear(reclaimed.old)
+	reclaimed.old, reclaimed.cur = reclaimed.cur, reclaimed.old
+	reclaimed.ticking = reclaimed.held > 0
+	return reclaimed.ticking
 }
 
 // reclaimingBytes returns size bytes (len = cap = size) whose content is

@@ -1,8 +1,10 @@
 package arrowpq
 
 import (
+	"runtime"
 	"sync"
 
+	"github.com/arrowpq/arrowpq/internal/lifo"
 	"github.com/arrowpq/arrowpq/levels"
 )
 
@@ -19,21 +21,71 @@ import (
 // (docs/performance.md, round 5). Close now hands them to the next Reader
 // the process opens.
 //
-// They go through a sync.Pool: a closed Reader's buffers wait there until
-// a new Reader takes them all, or until two collections pass, when the
-// runtime drops them, so a process that stops reading keeps nothing.
-// Readers that run at once each take a different Reader's buffers, or
-// none. Only bytes a reader writes before it reads them live in these
-// buffers (a decompressed page, a dictionary, a window filled from the
-// file, values and levels decoded from a page), so what another file left
-// in them is never read; an encrypted file's buffers, which held
-// plaintext, are not handed on.
-var retiredBuffers sync.Pool // of *retired
+// They wait in retiredSets, at most one set per CPU (GOMAXPROCS when the
+// Reader closes), until a new Reader takes one whole, or until two
+// garbage collections pass, when they are dropped, so a process that
+// stops reading soon keeps nothing. Readers that run at once each take a
+// different Reader's buffers, or none. Only bytes a reader writes before
+// it reads them live in these buffers (a decompressed page, a dictionary,
+// a window filled from the file, values and levels decoded from a page),
+// so what another file left in them is never read; an encrypted file's
+// buffers, which held plaintext, are not handed on.
+//
+// A sync.Pool held them before: its Get sees only the current P's private
+// item, and a Reader decoding on several goroutines is closed and opened
+// on whichever P its caller runs on, so with Parallelism > 1 reads after
+// reads took the buffers or missed them at random (numeric, all threads:
+// 1.23 of the Arrow size where one thread took 1.01).
+var retiredSets = struct {
+	sync.Mutex
+	cur, old []*retired // closed Readers' sets: new, and one collection old
+	ticking  bool       // a collection tick is armed (everyCollection)
+}{}
 
 // retiring turns the hand-over off when false: tests that count a read's
-// bytes measure cold reads (a sync.Pool cannot be emptied reliably: Get
-// does not see other Ps' private items).
+// bytes measure cold reads.
 var retiring = true
+
+// putRetired keeps v for the next Reader, unless as many sets as CPUs
+// wait already.
+func putRetired(v *retired) {
+	retiredSets.Lock()
+	defer retiredSets.Unlock()
+	if len(retiredSets.cur)+len(retiredSets.old) >= max(runtime.GOMAXPROCS(0), 2) {
+		return
+	}
+	retiredSets.cur = append(retiredSets.cur, v)
+	if !retiredSets.ticking {
+		retiredSets.ticking = true
+		everyCollection(ageRetired)
+	}
+}
+
+// takeRetired returns a closed Reader's set, the newest first, or nil.
+func takeRetired() *retired {
+	retiredSets.Lock()
+	defer retiredSets.Unlock()
+	for _, list := range []*[]*retired{&retiredSets.cur, &retiredSets.old} {
+		if n := len(*list); n > 0 {
+			v := (*list)[n-1]
+			(*list)[n-1] = nil
+			*list = (*list)[:n-1]
+			return v
+		}
+	}
+	return nil
+}
+
+// ageRetired runs once per collection while sets wait: it drops those
+// already old and makes the rest old. It reports whether any are left.
+func ageRetired() bool {
+	retiredSets.Lock()
+	defer retiredSets.Unlock()
+	clear(retiredSets.old)
+	retiredSets.old, retiredSets.cur = retiredSets.cur, retiredSets.old[:0]
+	retiredSets.ticking = len(retiredSets.old) > 0
+	return retiredSets.ticking
+}
 
 // retired is what one Reader left: its caches' buffers, by cache, and its
 // leaves' assemblers.
@@ -48,7 +100,7 @@ func (o *ReadOptions) adoptRetired() {
 	if !retiring {
 		return
 	}
-	v, _ := retiredBuffers.Get().(*retired)
+	v := takeRetired()
 	if v == nil {
 		return
 	}
@@ -64,7 +116,9 @@ func (o *ReadOptions) adoptRetired() {
 	for _, b := range v.scratch {
 		o.scratch.Give(b)
 	}
-	o.assemblers.list = v.assemblers
+	for _, a := range v.assemblers {
+		o.assemblers.give(a)
+	}
 }
 
 // retireBuffers hands r's buffers on (Close, once nothing uses them).
@@ -74,9 +128,9 @@ func (r *Reader) retireBuffers() {
 		return
 	}
 	v := &retired{pages: o.pageBuffers.Drain(), windows: o.windows.Drain(), dictionaries: o.dictionaries.Drain(),
-		scratch: o.scratch.Drain(), assemblers: o.assemblers.drain()}
+		scratch: o.scratch.Drain(), assemblers: o.assemblers.Drain()}
 	if len(v.pages)+len(v.windows)+len(v.dictionaries)+len(v.scratch)+len(v.assemblers) > 0 {
-		retiredBuffers.Put(v)
+		putRetired(v)
 	}
 }
 
@@ -86,43 +140,20 @@ func (r *Reader) retireBuffers() {
 // MB a read of 38 MB of Arrow data). An Assembler's outputs are copied
 // into the batch's arrays before its next batch, so none of its buffers
 // is reachable from a batch. Safe for concurrent use.
-type assemblerStack struct {
-	mu   sync.Mutex
-	list []*levels.Assembler
-}
+type assemblerStack struct{ lifo.Stack[*levels.Assembler] }
 
 // take returns an Assembler given back, or nil.
 func (s *assemblerStack) take() *levels.Assembler {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.list)
-	if n == 0 {
-		return nil
-	}
-	a := s.list[n-1]
-	s.list[n-1] = nil
-	s.list = s.list[:n-1]
+	a, _ := s.Pop()
 	return a
 }
 
 // give puts a, which its leaf no longer uses, on the stack.
 func (s *assemblerStack) give(a *levels.Assembler) {
-	if s == nil {
-		return
+	if s != nil {
+		s.Push(a)
 	}
-	s.mu.Lock()
-	s.list = append(s.list, a)
-	s.mu.Unlock()
-}
-
-// drain empties the stack and returns what it held.
-func (s *assemblerStack) drain() []*levels.Assembler {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l := s.list
-	s.list = nil
-	return l
 }

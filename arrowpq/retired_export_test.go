@@ -2,7 +2,7 @@ package arrowpq
 
 // DrainRetired drops every Reader's retired buffers (retired.go).
 func DrainRetired() {
-	for retiredBuffers.Get() != nil {
+	for takeRetired() != nil {
 	}
 }
 
@@ -11,7 +11,7 @@ func DrainRetired() {
 // buffers it filled (0: none waiting). The assemblers' buffers are
 // poisoned by the levels package's tests (TestPropertyRead).
 func PoisonRetired(fill byte) int {
-	v, _ := retiredBuffers.Get().(*retired)
+	v := takeRetired()
 	if v == nil {
 		return 0
 	}
@@ -25,6 +25,13 @@ func PoisonRetired(fill byte) int {
 			n++
 		}
 	}
-	retiredBuffers.Put(v)
+	putRetired(v)
 	return n
+}
+
+// RetiredWaiting returns how many closed Readers' sets wait.
+func RetiredWaiting() int {
+	retiredSets.Lock()
+	defer retiredSets.Unlock()
+	return len(retiredSets.cur) + len(retiredSets.old)
 }

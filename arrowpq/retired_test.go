@@ -3,9 +3,11 @@ package arrowpq_test
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -129,4 +131,59 @@ func TestRetiredBuffersConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// TestRetiredSetsAge: a closed Reader's buffers wait through one garbage
+// collection and are dropped at the second, so a process that stops
+// reading keeps nothing; at most one set per CPU waits.
+func TestRetiredSetsAge(t *testing.T) {
+	files := uninitFiles(t)
+	read := func() {
+		recs, err := readAllBatches(files[0].data, arrowpq.ReadOptions{BatchSize: 1000, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		releaseAll(recs)
+	}
+	arrowpq.DrainRetired()
+	read()
+	if n := arrowpq.RetiredWaiting(); n != 1 {
+		t.Fatalf("%d sets wait after a read, want 1", n)
+	}
+	// Finalizers run after the collection that found their object, on a
+	// goroutine of their own: wait for the tick's.
+	collect := func() {
+		runtime.GC()
+		for range 100 {
+			runtime.Gosched()
+			time.Sleep(time.Millisecond)
+		}
+	}
+	collect()
+	if n := arrowpq.RetiredWaiting(); n != 1 {
+		t.Fatalf("%d sets wait after one collection, want 1", n)
+	}
+	collect()
+	if n := arrowpq.RetiredWaiting(); n != 0 {
+		t.Fatalf("%d sets wait after two collections, want 0", n)
+	}
+	// Sets closed at once, more than CPUs: only GOMAXPROCS of them wait.
+	limit := max(runtime.GOMAXPROCS(0), 2)
+	var readers []*arrowpq.Reader
+	for range limit + 3 {
+		r, err := arrowpq.NewReader(bytes.NewReader(files[0].data), int64(len(files[0].data)), &arrowpq.ReadOptions{BatchSize: 1000, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		readers = append(readers, r)
+	}
+	for _, r := range readers {
+		r.Close()
+	}
+	if n := arrowpq.RetiredWaiting(); n != limit {
+		t.Fatalf("%d sets wait after %d Readers closed, want %d", n, limit+3, limit)
+	}
+	arrowpq.DrainRetired()
 }

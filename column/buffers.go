@@ -1,6 +1,10 @@
 package column
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/arrowpq/arrowpq/internal/lifo"
+)
 
 // BufferCache lends decompression buffers between the [Reader]s of one
 // caller: a Reader gives its page buffer back when its column chunk ends
@@ -29,29 +33,17 @@ type BufferCache struct {
 	free [][]byte
 	// decoders are the page decoders readers gave back with their page
 	// buffers (Reader.endChunk); as many as readers gave.
-	decoders []*pageDecoders
+	decoders lifo.Stack[*pageDecoders]
 }
 
 // takeDecoders returns page decoders a reader gave back, or nil.
 func (c *BufferCache) takeDecoders() *pageDecoders {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := len(c.decoders)
-	if n == 0 {
-		return nil
-	}
-	d := c.decoders[n-1]
-	c.decoders[n-1] = nil
-	c.decoders = c.decoders[:n-1]
+	d, _ := c.decoders.Pop()
 	return d
 }
 
 // giveDecoders puts page decoders into the cache.
-func (c *BufferCache) giveDecoders(d *pageDecoders) {
-	c.mu.Lock()
-	c.decoders = append(c.decoders, d)
-	c.mu.Unlock()
-}
+func (c *BufferCache) giveDecoders(d *pageDecoders) { c.decoders.Push(d) }
 
 // Take returns the smallest buffer of capacity at least n (a page's
 // uncompressed size, from its header: it only chooses), else the largest,
@@ -111,7 +103,6 @@ func (c *BufferCache) Clear() {
 	c.mu.Lock()
 	clear(c.free)
 	c.free = c.free[:0]
-	clear(c.decoders)
-	c.decoders = c.decoders[:0]
 	c.mu.Unlock()
+	c.decoders.Drain()
 }

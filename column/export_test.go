@@ -24,11 +24,7 @@ func SetViewDictionaries(on bool) bool {
 }
 
 // CachedDecoders returns how many readers' page decoders c holds.
-func CachedDecoders(c *BufferCache) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.decoders)
-}
+func CachedDecoders(c *BufferCache) int { return c.decoders.Len() }
 
 // LevelWindow is the most levels a column that is not flat decodes at once.
 const LevelWindow = levelWindow
