@@ -435,10 +435,10 @@ func (v *valueDecoder) reset(r *Reader, p *pagecodec.Page) error {
 // values its levels carry: ALP states the count twice, and a page whose two
 // counts differ is corrupt rather than short. The count is known from a
 // DATA_PAGE_V2 header, from the page's level count when the column is
-// required, and from the definition levels, counted in a pass of their own,
-// when the column is not flat; a flat optional v1 page decodes its levels lazily, so there n can only be
-// bounded by the level count here, and a page with too few values fails
-// when they are decoded.
+// required, and from the definition levels, counted in a pass of their
+// own, when the column is not flat; a flat optional v1 page decodes its
+// levels lazily, so there n can only be bounded by the level count here,
+// and a page with too few values fails when they are decoded.
 func (r *Reader) checkALPCount(p *pagecodec.Page, n int) error {
 	want := -1
 	switch {
