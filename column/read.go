@@ -391,6 +391,16 @@ func (r *Reader) fillLevels() error {
 	return nil
 }
 
+// levelsReady is how many of the page's next levels may be consumed now:
+// those left in the window for a column that is not flat, else the rest
+// of the page.
+func (r *Reader) levelsReady() int {
+	if r.col.MaxDef > 0 && !r.flat {
+		return r.winEnd - r.pagePos
+	}
+	return r.pageLen - r.pagePos
+}
+
 // decodeExactly decodes len(dst) levels of a page of pageLen, the first
 // at page position pos.
 func decodeExactly(d *levels.Decoder, dst []int16, pageLen, pos int, what string) error {
@@ -782,10 +792,7 @@ func (r *Reader) Read(dst *Values, n int, def, rep []int16) (numLevels, numValue
 		if err != nil {
 			return numLevels, numValues, err
 		}
-		k := min(left, n-numLevels)
-		if r.col.MaxDef > 0 && !r.flat {
-			k = min(k, r.winEnd-r.pagePos)
-		}
+		k := min(left, n-numLevels, r.levelsReady())
 		nv := k
 		switch {
 		case r.flat:

@@ -57,10 +57,7 @@ func (r *Reader) SkipRecords(n int) (skipped int, err error) {
 			return skipped, err
 		}
 		if r.col.MaxRep == 0 {
-			k := min(r.pageLen-r.pagePos, n-skipped)
-			if r.col.MaxDef > 0 && !r.flat {
-				k = min(k, r.winEnd-r.pagePos)
-			}
+			k := min(r.levelsReady(), n-skipped)
 			if err := r.dropLevels(k); err != nil {
 				return skipped, err
 			}
