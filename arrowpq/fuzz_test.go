@@ -123,10 +123,20 @@ func TestReadFileInputs(t *testing.T) {
 	}
 }
 
-// readFully reads data as a Parquet file to the end and reports a batch
-// that is not well formed (read errors are fine: hostile input).
+// readFully reads data as a Parquet file to the end, with strings as
+// strings and as views into the pages (ReadOptions.Views), and reports a
+// batch that is not well formed (read errors are fine: hostile input).
 func readFully(data []byte) error {
-	opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1}
+	for _, views := range []bool{false, true} {
+		opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1, Views: views}
+		if err := readAllValid(data, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readAllValid(data []byte, opts *arrowpq.ReadOptions) error {
 	r, err := arrowpq.NewReader(bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		return badError(err)
@@ -134,7 +144,7 @@ func readFully(data []byte) error {
 	defer r.Close()
 	for r.Next() {
 		if err := array.ValidateRecordFull(r.RecordBatch()); err != nil {
-			return fmt.Errorf("invalid batch: %w", err)
+			return fmt.Errorf("invalid batch (Views %v): %w", opts.Views, err)
 		}
 	}
 	return badError(r.Err())

@@ -51,6 +51,9 @@ type leafReader struct {
 	// binaryOut: byte arrays decode straight into the offsets and data
 	// buffers of a String or Binary array.
 	binaryOut bool
+	// viewOut: byte arrays decode as views into the pages they are in
+	// (a StringView or BinaryView array; column.Values.ViewMode).
+	viewOut   bool
 	batchRows int
 
 	// flat: max definition level 1, no repetition. Definition levels then
@@ -106,6 +109,10 @@ func newLeafReader(col *metadata.Column, opts *ReadOptions) *leafReader {
 	return l
 }
 
+// prefetchMinBytes is column.ReaderOptions.PrefetchMinBytes: 0, the
+// default, except in tests that read small chunks ahead.
+var prefetchMinBytes int
+
 // columnOptions are the column.Reader options of a read with opts.
 func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
 	o := column.ReaderOptions{
@@ -123,6 +130,7 @@ func columnOptions(opts *ReadOptions, maxData int) column.ReaderOptions {
 	}
 	if opts.prefetch != nil {
 		o.Prefetch, o.Spawn = prefetchPages, opts.prefetch.spawn
+		o.PrefetchMinBytes = prefetchMinBytes
 	}
 	return o
 }
@@ -348,6 +356,7 @@ func (l *leafReader) readBatch(numRows int) (int, error) {
 	}
 	l.dense.Reset(l.col)
 	l.dense.IndexMode = l.wantIndices
+	l.dense.ViewMode = l.viewOut
 	if l.dense.direct == nil && l.dense.offBuf == nil && l.conv == nil {
 		// Scratch the leaf keeps (nested, dictionary indices, converted
 		// after the fact): sized once from the footer's counts instead of

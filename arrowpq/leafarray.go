@@ -488,6 +488,9 @@ func isASCII(b []byte) bool {
 }
 
 func buildBinary(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slots, validBuf *memory.Buffer) (arrow.Array, error) {
+	if d.ViewMode && d.Physical == format.Type_BYTE_ARRAY {
+		return buildPageViews(mem, dt, d, s, validBuf)
+	}
 	offsets, data := d.Offsets, d.Data
 	if d.Physical == format.Type_FIXED_LEN_BYTE_ARRAY {
 		offsets = make([]int32, d.N+1)

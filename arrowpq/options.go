@@ -157,7 +157,14 @@ type ReadOptions struct {
 	// Views reads String and Binary columns (LargeString and LargeBinary
 	// too, whatever ARROW:schema says) as arrow.StringView and
 	// arrow.BinaryView: values of up to 12 bytes inline in their view,
-	// longer ones pointing into one data buffer per batch.
+	// longer ones pointing, with no copy, into the decompressed pages and
+	// dictionaries they were decoded from, which are then the batch's
+	// data buffers (the reader never reads into them again; values of
+	// DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY pages, which are not
+	// stored whole, are copied into one buffer per page piece). A batch
+	// therefore keeps whole pages alive, about its share of the column
+	// chunk's uncompressed bytes, also when only some of its rows are
+	// kept (a filtered read, a slice).
 	Views bool
 	// Decryption holds the keys (footer key, column keys by dotted path,
 	// a key retriever such as encryption.NewKMSKeyRetriever) and the AAD

@@ -68,3 +68,8 @@ func SplitSized(r *Reader) []bool {
 	}
 	return sized
 }
+
+// SetPrefetchMinBytes sets the smallest column chunk read ahead with
+// Parallelism > 1 (0: column.DefaultPrefetchMinBytes). Tests call it while
+// no read runs.
+func SetPrefetchMinBytes(n int) { prefetchMinBytes = n }

@@ -380,11 +380,15 @@ type readResult struct {
 	alloc, poolAlloc samples
 }
 
+// duckViews has the DuckDB comparison read strings and binaries as views
+// (ReadOptions.Views), the layout of DuckDB's own string vectors.
+var duckViews bool
+
 // ourRead reads path once with arrowpq and returns the wall time, the
 // process CPU time, the bytes allocated, and the rows and Arrow bytes of
 // the batches.
 func ourRead(tb testing.TB, path string, parallel, recycle bool) (wall, cpu time.Duration, alloc uint64, rows, bytes int64) {
-	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, RecycleBuffers: recycle}
+	opts := &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, RecycleBuffers: recycle, Views: duckViews}
 	if parallel {
 		opts.Parallelism = 0
 	}
@@ -689,7 +693,8 @@ func BenchmarkDuckDBWrite(b *testing.B) {
 // Markdown tables for docs/performance.md. It runs only with
 // ARROWPQ_BENCH_DUCKDB=1 (it takes minutes); ARROWPQ_BENCH_DUCKDB_ROUNDS
 // sets the rounds (default 5) and ARROWPQ_BENCH_DUCKDB_ONLY=read or write
-// runs one half.
+// runs one half; ARROWPQ_BENCH_DUCKDB_VIEWS=1 has arrowpq read strings
+// and binaries as views.
 //
 //	ARROWPQ_BENCH_DUCKDB=1 go test -run TestDuckDBTable -v -timeout 2h ./benchmarks
 func TestDuckDBTable(t *testing.T) {
@@ -706,7 +711,12 @@ func TestDuckDBTable(t *testing.T) {
 		rounds = n
 	}
 	only := os.Getenv("ARROWPQ_BENCH_DUCKDB_ONLY")
+	duckViews = os.Getenv("ARROWPQ_BENCH_DUCKDB_VIEWS") == "1"
+	defer func() { duckViews = false }()
 	var out strings.Builder
+	if duckViews {
+		out.WriteString("arrowpq reads strings and binaries as views (ReadOptions.Views, ARROWPQ_BENCH_DUCKDB_VIEWS=1).\n\n")
+	}
 	if n := runtime.NumCPU(); n > 1 {
 		// The ceiling of every all-threads figure below.
 		fmt.Fprintf(&out, "Machine: %d goroutines at once do the work of %.2f alone (arithmetic in registers), %.2f (streaming 64 MiB each).\n\n",

@@ -24,14 +24,14 @@ var benchCodecs = []compress.Compression{compress.Codecs.Snappy, compress.Codecs
 // readers); impl=pqarrow-parallel sets pqarrow's Parallel option.
 // impl=arrowpq is the default read (fresh memory for every batch);
 // impl=arrowpq-pool sets ReadOptions.RecycleBuffers, impl=arrowpq-reuse
-// ReadOptions.ReuseCollected.
+// ReadOptions.ReuseCollected, impl=arrowpq-views ReadOptions.Views.
 // impl=parquet-go decodes every value of the same files into reused
 // parquet.Value buffers, without building Arrow arrays (see
 // parquetgo_test.go).
 func BenchmarkRead(b *testing.B) {
 	for _, d := range Datasets {
 		for _, codec := range benchCodecs {
-			for _, impl := range []string{"arrowpq", "arrowpq-pool", "arrowpq-reuse", "arrowpq-parallel", "arrowpq-parallel-pool", "pqarrow", "pqarrow-parallel", "parquet-go"} {
+			for _, impl := range []string{"arrowpq", "arrowpq-views", "arrowpq-pool", "arrowpq-reuse", "arrowpq-parallel", "arrowpq-parallel-pool", "pqarrow", "pqarrow-parallel", "parquet-go"} {
 				b.Run(fmt.Sprintf("data=%s/codec=%s/impl=%s", d.Name, codec, impl), func(b *testing.B) {
 					fact := readInputs(b, d.Name)
 					path := pqarrowFile(b, d.Name, codec)
@@ -45,6 +45,8 @@ func BenchmarkRead(b *testing.B) {
 							switch impl {
 							case "arrowpq", "arrowpq-parallel", "arrowpq-pool", "arrowpq-parallel-pool":
 								rows = readArrowpq(b, path, strings.HasPrefix(impl, "arrowpq-parallel"), strings.HasSuffix(impl, "-pool"))
+							case "arrowpq-views":
+								rows = readArrowpqOpts(b, path, &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, Views: true})
 							case "arrowpq-reuse":
 								rows = readArrowpqOpts(b, path, &arrowpq.ReadOptions{BatchSize: batchRows, Parallelism: 1, ReuseCollected: true})
 							case "parquet-go":

@@ -17,8 +17,10 @@ import (
 // own buffers as before.
 //
 // The buffers hold decompressed page bytes only, which never reach a caller
-// (values are copied out of pages), and a page buffer is overwritten by the
-// decompressor before it is read. The cache holds only buffers its readers
+// while they are here: values are copied out of pages, and a page whose
+// values are handed out as views (Values.ViewMode) keeps its buffer, which
+// never comes back. A page buffer is overwritten by the decompressor
+// before it is read. The cache holds only buffers its readers
 // gave it, each of which a reader kept before, so it needs no limit of its
 // own: a reader that takes a buffer too small for its page grows it and
 // drops the small one. The zero value is an empty cache; it is safe for

@@ -166,6 +166,9 @@ type Reader struct {
 	// ahead swaps it with the slot the dictionary page came in.
 	dictBuf    []byte
 	dictViewed bool
+	// dictShared: views handed out point into r.dict's BYTE_ARRAY data
+	// (views.go).
+	dictShared bool
 	// chunkDone: the chunk's pages are all read and its page buffer is
 	// given back (endChunk); cleared by Reset.
 	chunkDone bool

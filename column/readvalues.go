@@ -44,6 +44,17 @@ type Values struct {
 	// encoded.
 	IndexMode bool
 	Indices   []int32
+
+	// ViewMode asks for BYTE_ARRAY values as Arrow views (Views and
+	// ViewBuffers) instead of Offsets and Data; not with IndexMode.
+	ViewMode bool
+	// Views holds a view per value, two words each (pagecodec.View): a
+	// value of up to 12 bytes inline, a longer one as an index into
+	// ViewBuffers and an offset there. ViewBuffers is the memory the
+	// long values are in: pages and dictionaries the reader gave up, so
+	// a caller may keep them (see views.go); Reset forgets them.
+	Views       []uint64
+	ViewBuffers [][]byte
 }
 
 // Reset empties v for values of col, keeping its slices' memory and
@@ -62,6 +73,9 @@ func (v *Values) Reset(col *metadata.Column) {
 	v.Offsets = append(v.Offsets[:0], 0)
 	v.Data = v.Data[:0]
 	v.Indices = v.Indices[:0]
+	v.Views = v.Views[:0]
+	clear(v.ViewBuffers)
+	v.ViewBuffers = v.ViewBuffers[:0]
 }
 
 // presize gives the slice of the physical type room for n values, so that
@@ -209,7 +223,7 @@ func (v *Values) heldBytes() int64 {
 	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
 		return int64(len(v.Fixed))
 	case format.Type_BYTE_ARRAY:
-		return int64(len(v.Offsets)*4 + len(v.Data))
+		return int64(len(v.Offsets)*4+len(v.Data)) + int64(len(v.Views))*8
 	}
 	return int64(v.N) * valueBytes(v.Physical, v.Width)
 }
@@ -237,6 +251,10 @@ type dictionary struct {
 	// (not yet), 1 (built) or -1 (the dictionary does not fit).
 	short      *pagecodec.ShortDict // made by the first dictionary it fits
 	shortState int8
+	// views are the BYTE_ARRAY values as views into Data as buffer
+	// viewsBuf (viewsFor), built by the first data page that reads views.
+	views    []uint64
+	viewsBuf uint32
 }
 
 // shortDict returns the dictionary laid out for pagecodec.DecodeDictShort,
@@ -296,6 +314,14 @@ type valueDecoder struct {
 	// outLimit bounds the bytes of values one batch may hold (checkOut):
 	// what the column chunk can decode to.
 	outLimit int64
+
+	// views: the values being decoded are views (Values.ViewMode);
+	// viewSrc is the page's value section once views point into it
+	// (Reader.viewSource), viewScratch the delta encodings' values
+	// before their copy (decodeViews).
+	views       bool
+	viewSrc     []byte
+	viewScratch *Values // made by the first delta page read as views
 }
 
 // valueBytes is the least number of bytes one value of a physical type
@@ -337,6 +363,9 @@ func (v *valueDecoder) checkOut(held int64, n int) error {
 		}
 		return nil
 	}
+	if v.views {
+		need = mulSat(int64(n), viewBytes)
+	}
 	if held+need > v.outLimit {
 		return fmt.Errorf("%d values of %d bytes after %d bytes of the batch: beyond the %d bytes the column chunk can hold; read with a smaller BatchSize: %w",
 			n, per, held, v.outLimit, errLimit)
@@ -362,6 +391,7 @@ func (v *valueDecoder) reset(r *Reader, p *pagecodec.Page) error {
 		v.width = 12
 	}
 	v.dict = nil
+	v.viewSrc = nil
 	v.outLimit = r.outputLimit(r.opts.BatchRows)
 	src := p.Values
 	switch v.enc {
@@ -484,8 +514,20 @@ func (r *Reader) countDefined(p *pagecodec.Page) (int, error) {
 
 // decode appends the next n values of the page to d.
 func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
+	v.views = d.ViewMode && !d.IndexMode && v.physical == format.Type_BYTE_ARRAY
 	if err := v.checkOut(d.heldBytes(), n); err != nil {
 		return err
+	}
+	if v.views {
+		got, err := v.decodeViews(r, d, n)
+		if err != nil {
+			return v.batchFull(err)
+		}
+		if got != n {
+			return short(got, n)
+		}
+		d.N += n
+		return nil
 	}
 	if v.dict != nil {
 		if d.IndexMode {
@@ -953,8 +995,15 @@ func (r *Reader) decodeDictionary(p *pagecodec.Page, buf []byte) (viewed bool, e
 		d.Int32, d.Int64, d.Float32, d.Float64, d.Fixed = nil, nil, nil, nil, nil
 		r.dictViewed = false
 	}
+	if r.dictShared {
+		// Views of batches handed out point into the last dictionary's
+		// data: never decode into it again (views.go).
+		d.Data = nil
+		r.dictShared = false
+	}
+	d.views = d.views[:0]
 	d.Reset(r.col)
-	d.IndexMode = false
+	d.IndexMode, d.ViewMode = false, false
 	if n > 0 && holds(buf, p.Values) && viewDictionary(&d.Values, p.Values, n) {
 		d.N = n
 		r.dictViewed = true

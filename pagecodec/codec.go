@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/arrowpq/arrowpq/internal/uninit"
 	"io"
 	"runtime"
 	"sync"
@@ -557,7 +558,9 @@ func growTo(b []byte, n int) []byte {
 	if cap(b) >= n {
 		return b
 	}
-	nb := make([]byte, len(b), n+n/8+zstdSlack)
+	// Not zeroed: a decompressor writes the bytes of a page before
+	// anything reads them, and a page is cut at its size.
+	nb := uninit.Bytes(n + n/8 + zstdSlack)[:len(b)]
 	copy(nb, b)
 	return nb
 }

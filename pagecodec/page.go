@@ -231,6 +231,10 @@ func (r *PageReader) SwapBuffer(b []byte) []byte {
 	return old
 }
 
+// Buffer returns the buffer pages are decompressed into (as SwapBuffer
+// would), leaving it in place.
+func (r *PageReader) Buffer() []byte { return r.buf }
+
 // Offset returns the chunk-relative position of the next page header.
 func (r *PageReader) Offset() int { return r.pos }
 
