@@ -62,6 +62,7 @@ func newFieldReader(f *typemap.Field, file *metadata.File, opts *ReadOptions) *f
 		if col.Physical == format.Type_BYTE_ARRAY && !lr.wantIndices && l.Conv.Kind == typemap.Identity {
 			lr.binaryOut = dt.ID() == arrow.STRING || dt.ID() == arrow.BINARY
 			lr.viewOut = dt.ID() == arrow.STRING_VIEW || dt.ID() == arrow.BINARY_VIEW
+			lr.viewUTF8 = dt.ID() == arrow.STRING_VIEW
 		}
 		fr.leaves[l.Column] = lr
 		fr.order = append(fr.order, l.Column)
