@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -755,8 +756,9 @@ func filtBool(nd *bnode, a *array.Boolean, hold []byte) {
 
 // FilterBatch returns the rows of batch that sel selects, as a new batch
 // (the caller releases it). It shares batch's buffers when the selection
-// is one range; otherwise it copies with arrow-go's compute.Filter, whose
-// kernels handle every Arrow type.
+// is one range; otherwise it copies with arrow-go's compute.Filter, or,
+// where a column's layout has no compute kernel (views, list views,
+// run-end encoded arrays), column by column (filterColumns).
 func FilterBatch(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch, sel *Selection) (arrow.RecordBatch, error) {
 	if int64(sel.Len()) != batch.NumRows() {
 		return nil, fmt.Errorf("arrowpq: filter: selection of %d rows for a batch of %d", sel.Len(), batch.NumRows())
@@ -774,12 +776,16 @@ func FilterBatch(ctx context.Context, mem memory.Allocator, batch arrow.RecordBa
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	mask := array.NewBooleanData(array.NewData(arrow.FixedWidthTypes.Boolean, sel.n,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(sel.bits)}, nil, 0, 0))
-	defer mask.Release()
-	out, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), batch, mask, compute.DefaultFilterOptions())
-	if err != nil {
-		return nil, fmt.Errorf("arrowpq: filter: %w", err)
+	ctx = compute.WithAllocator(ctx, mem)
+	if !slices.ContainsFunc(batch.Schema().Fields(), func(f arrow.Field) bool { return !computeFilters(f.Type) }) {
+		mask := array.NewBooleanData(array.NewData(arrow.FixedWidthTypes.Boolean, sel.n,
+			[]*memory.Buffer{nil, memory.NewBufferBytes(sel.bits)}, nil, 0, 0))
+		defer mask.Release()
+		out, err := compute.FilterRecordBatch(ctx, batch, mask, compute.DefaultFilterOptions())
+		if err != nil {
+			return nil, fmt.Errorf("arrowpq: filter: %w", err)
+		}
+		return out, nil
 	}
-	return out, nil
+	return filterColumns(ctx, mem, batch, sel, ranges)
 }

@@ -104,7 +104,8 @@ func viewEncodingsFile(t *testing.T, codec compress.Compression, v2 bool) []byte
 // valid Arrow array: a page buffer, read-ahead slot or dictionary that the
 // reader read into again, or handed to a later Reader, would show another
 // page's bytes or the poison. Serial, with read ahead (Parallelism 2, every chunk),
-// and through small chunk windows (uncompressed pages are then copied);
+// through small chunk windows (uncompressed pages are then copied), and
+// filtered (the encodings file: pages skipped, rows dropped);
 // the files: the encodings above (SNAPPY and UNCOMPRESSED, v1 and v2
 // pages), the benchmark datasets, all types, parquet-testing's data files.
 func TestPageViewsKeepValues(t *testing.T) {
@@ -122,6 +123,7 @@ func TestPageViewsKeepValues(t *testing.T) {
 		{"serial", arrowpq.ReadOptions{BatchSize: 1000, Parallelism: 1}},
 		{"parallel", arrowpq.ReadOptions{BatchSize: 1500, Parallelism: 2}},
 		{"windows", arrowpq.ReadOptions{BatchSize: 700, Parallelism: 1, ChunkWindow: 1 << 10}},
+		{"filtered", arrowpq.ReadOptions{BatchSize: 900, Parallelism: 1, Filter: mustFilter(t, "dict IN ('category 3', 'category 17') OR plain < '2'")}},
 	}
 	// Every chunk read ahead with Parallelism 2, not only those of 1 MiB.
 	arrowpq.SetPrefetchMinBytes(1)
@@ -129,6 +131,9 @@ func TestPageViewsKeepValues(t *testing.T) {
 	viewColumns := 0
 	for _, f := range files {
 		for _, o := range opts {
+			if o.opts.Filter != nil && !strings.HasPrefix(f.name, "encodings/") {
+				continue // the filter names the encodings file's columns
+			}
 			t.Run(f.name+"/"+o.name, func(t *testing.T) {
 				want, werr := readAllBatches(f.data, o.opts)
 				defer releaseAll(want)
@@ -191,4 +196,84 @@ func countViews(fields []arrow.Field) int {
 		}
 	}
 	return n
+}
+
+func mustFilter(t *testing.T, text string) *arrowpq.Predicate {
+	t.Helper()
+	p, err := arrowpq.ParseFilter(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFilteredReadLayouts reads the encodings file filtered, with the
+// layouts arrow-go's compute.Filter has no kernels for (string and binary
+// views, lists as list views, a column run-end encoded), against the same
+// filtered read in the default layouts, row for row: a filter that keeps
+// scattered rows copies them column by column (filterColumns).
+func TestFilteredReadLayouts(t *testing.T) {
+	data := viewEncodingsFile(t, compress.Codecs.Snappy, false)
+	filter := mustFilter(t, "dict IN ('category 3', 'category 17') OR plain < '2'")
+	base := arrowpq.ReadOptions{BatchSize: 1000, Parallelism: 1, Filter: filter}
+	want, err := readAllBatches(data, base)
+	defer releaseAll(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		set  func(*arrowpq.ReadOptions)
+	}{
+		{"views", func(o *arrowpq.ReadOptions) { o.Views = true }},
+		{"list views", func(o *arrowpq.ReadOptions) { o.ListViews = true }},
+		{"run-end encoded", func(o *arrowpq.ReadOptions) { o.RunEndEncoded = []string{"fallback"} }},
+		{"all", func(o *arrowpq.ReadOptions) { o.Views, o.ListViews, o.RunEndEncoded = true, true, []string{"fallback", "dlba"} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := base
+			c.set(&o)
+			got, err := readAllBatches(data, o)
+			defer releaseAll(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d batches, want %d", len(got), len(want))
+			}
+			rows := 0
+			for i := range got {
+				if err := array.ValidateRecordFull(got[i]); err != nil {
+					t.Fatalf("batch %d: %v", i, err)
+				}
+				if got[i].NumRows() != want[i].NumRows() {
+					t.Fatalf("batch %d: %d rows, want %d", i, got[i].NumRows(), want[i].NumRows())
+				}
+				for col := range got[i].Columns() {
+					g, w := got[i].Column(col), want[i].Column(col)
+					for row := range int(got[i].NumRows()) {
+						if gs, ws := valueText(g, row), valueText(w, row); gs != ws {
+							t.Fatalf("batch %d column %d row %d: %s, want %s", i, col, row, gs, ws)
+						}
+					}
+				}
+				rows += int(got[i].NumRows())
+			}
+			if rows == 0 || rows == 6000 {
+				t.Fatalf("the filter kept %d of 6,000 rows: the test covers no scattered selection", rows)
+			}
+		})
+	}
+}
+
+// valueText is row i of arr as text, a run-end encoded array's row as its
+// value's.
+func valueText(arr arrow.Array, i int) string {
+	if ree, ok := arr.(*array.RunEndEncoded); ok {
+		return valueText(ree.Values(), ree.GetPhysicalIndex(i))
+	}
+	if arr.IsNull(i) {
+		return "null"
+	}
+	return arr.ValueStr(i)
 }

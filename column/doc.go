@@ -57,6 +57,10 @@
 //     ([ReaderOptions.Window]), page header and body contiguous, window
 //     buffers lent between readers ([ReaderOptions.Windows]); the same
 //     pages, values and errors as from [Chunk.Data].
+//   - Byte arrays as Arrow views ([Values.ViewMode], views.go): 16-byte
+//     views whose long values point into the decompressed pages and
+//     dictionaries they were decoded from, which the reader then gives up
+//     (it never reads into them again), so that a caller may keep them.
 //
 // # Errors
 //

@@ -322,16 +322,49 @@ func valueAt(v *column.Values, i int) any {
 	case format.Type_INT96, format.Type_FIXED_LEN_BYTE_ARRAY:
 		return string(v.Fixed[i*v.Width : (i+1)*v.Width])
 	case format.Type_BYTE_ARRAY:
+		if v.ViewMode {
+			return viewValue(v, i)
+		}
 		return string(v.Data[v.Offsets[i]:v.Offsets[i+1]])
 	}
 	return nil
 }
 
+// viewValue reads view i of v as the Arrow columnar format lays a
+// BinaryView out: a 4-byte length, then up to 12 bytes inline, or a
+// 4-byte prefix, a buffer index and an offset.
+func viewValue(v *column.Values, i int) string {
+	var h [16]byte
+	binary.LittleEndian.PutUint64(h[:], v.Views[2*i])
+	binary.LittleEndian.PutUint64(h[8:], v.Views[2*i+1])
+	n := binary.LittleEndian.Uint32(h[:])
+	if n <= 12 {
+		if !bytes.Equal(h[4+n:], make([]byte, 12-n)) {
+			return "inline value not zero-padded"
+		}
+		return string(h[4 : 4+n])
+	}
+	buf, off := binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
+	b := v.ViewBuffers[buf][off : off+n]
+	if !bytes.Equal(b[:4], h[4:8]) {
+		return "prefix differs"
+	}
+	return string(b)
+}
+
 // readAll reads the whole chunk with Read in pieces of step levels.
 func readAll(t testing.TB, r *column.Reader, col *metadata.Column, step int) testData {
+	return readAllMode(t, r, col, step, false)
+}
+
+// readAllMode is readAll, byte arrays as views with views set: the views
+// of the whole chunk are read at the end, so a page buffer the reader
+// read into again would show.
+func readAllMode(t testing.TB, r *column.Reader, col *metadata.Column, step int, views bool) testData {
 	var got testData
 	var vals column.Values
 	vals.Reset(col)
+	vals.ViewMode = views
 	def := make([]int16, step)
 	rep := make([]int16, step)
 	for {
@@ -391,6 +424,40 @@ var encodingMatrix = []struct {
 	{parquet.Types.Int96, 0, []parquet.Encoding{parquet.Encodings.Plain}},                                                                           // arrow-go writes no INT96 dictionary
 	{parquet.Types.FixedLenByteArray, 5, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.ByteStreamSplit}}, // nor FLBA DELTA_BYTE_ARRAY
 	{parquet.Types.ByteArray, 0, []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray}},
+}
+
+// TestReadViews reads BYTE_ARRAY chunks of every encoding arrow-go writes
+// as views (Values.ViewMode), in each shape, v1 and v2 pages, SNAPPY and
+// UNCOMPRESSED (pages the reader does not own: copied), serially and read
+// ahead, in pieces of several sizes: the values are arrow-go's.
+func TestReadViews(t *testing.T) {
+	for _, enc := range []parquet.Encoding{parquet.Encodings.Plain, parquet.Encodings.RLEDict, parquet.Encodings.DeltaLengthByteArray, parquet.Encodings.DeltaByteArray} {
+		for _, sh := range []shape{required, optional, nested} {
+			for _, v2 := range []bool{false, true} {
+				for _, codec := range []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Uncompressed} {
+					s := spec{physical: parquet.Types.ByteArray, shape: sh, enc: enc, v2: v2,
+						pageSize: 512, codec: codec, rows: 700, seed: uint64(int(enc) + 3)}
+					t.Run(fmt.Sprintf("%s/%s", s, codec), func(t *testing.T) {
+						want := generate(s)
+						col, chunk, _ := chunkOf(t, writeFile(t, s, want), false)
+						for _, step := range []int{1, 7, 1000} {
+							for _, ahead := range []bool{false, true} {
+								opts := column.ReaderOptions{}
+								if ahead {
+									opts.Prefetch, opts.PrefetchMinBytes = 2, 1
+									opts.Spawn = func(f func()) bool { go f(); return true }
+								}
+								r := column.NewReader(col, opts)
+								r.Reset(chunk)
+								compareData(t, fmt.Sprintf("step %d, read ahead %v", step, ahead), readAllMode(t, r, col, step, true), want)
+								r.Close()
+							}
+						}
+					})
+				}
+			}
+		}
+	}
 }
 
 // TestReadEncodings reads every encoding × physical type arrow-go writes,
@@ -552,6 +619,7 @@ func drain(r *column.Reader, col *metadata.Column) error {
 			continue
 		}
 		v.Reset(col)
+		v.ViewMode = i%4 == 1 // byte arrays as views now and then
 		if _, _, err := r.Read(&v, 64, def, rep); err == io.EOF {
 			return nil
 		} else if err != nil {

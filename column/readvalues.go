@@ -521,7 +521,7 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 	if v.views {
 		got, err := v.decodeViews(r, d, n)
 		if err != nil {
-			return v.batchFull(err)
+			return err
 		}
 		if got != n {
 			return short(got, n)

@@ -79,7 +79,9 @@ func (v *valueDecoder) decodeViews(r *Reader, d *Values, n int) (got int, err er
 func (v *valueDecoder) decodeDictViews(r *Reader, d *Values, n int) error {
 	dict := v.dict
 	buf := uint32(0)
-	if len(dict.Data) > 0 {
+	if dict.maxLen > pagecodec.ViewInlineSize {
+		// Only a dictionary with long values is pointed into (and kept
+		// by the batch); short ones are all inline.
 		buf = d.viewBuffer(dict.Data)
 		r.dictShared = true
 	}
