@@ -228,7 +228,9 @@ func TestFilteredReadLayouts(t *testing.T) {
 		{"views", func(o *arrowpq.ReadOptions) { o.Views = true }},
 		{"list views", func(o *arrowpq.ReadOptions) { o.ListViews = true }},
 		{"run-end encoded", func(o *arrowpq.ReadOptions) { o.RunEndEncoded = []string{"fallback"} }},
-		{"all", func(o *arrowpq.ReadOptions) { o.Views, o.ListViews, o.RunEndEncoded = true, true, []string{"fallback", "dlba"} }},
+		{"all", func(o *arrowpq.ReadOptions) {
+			o.Views, o.ListViews, o.RunEndEncoded = true, true, []string{"fallback", "dlba"}
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := base
