@@ -518,18 +518,7 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 	if err := v.checkOut(d.heldBytes(), n); err != nil {
 		return err
 	}
-	if v.views {
-		got, err := v.decodeViews(r, d, n)
-		if err != nil {
-			return err
-		}
-		if got != n {
-			return short(got, n)
-		}
-		d.N += n
-		return nil
-	}
-	if v.dict != nil {
+	if v.dict != nil && !v.views {
 		if d.IndexMode {
 			var tail []int32
 			d.Indices, tail = extend(d.Indices, n)
@@ -566,7 +555,11 @@ func (v *valueDecoder) decode(r *Reader, d *Values, n int) error {
 	case format.Type_FIXED_LEN_BYTE_ARRAY:
 		got, err = v.decodeFixedLenByteArray(d, n)
 	case format.Type_BYTE_ARRAY:
-		got, err = v.decodeByteArray(d, n)
+		if v.views {
+			got, err = v.decodeViews(r, d, n) // dictionary pages too
+		} else {
+			got, err = v.decodeByteArray(d, n)
+		}
 	default:
 		return fmt.Errorf("physical type %v: %w", v.physical, errUnsupported)
 	}
