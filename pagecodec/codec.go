@@ -15,7 +15,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/arrowpq/arrowpq/internal/uninit"
 	"io"
 	"runtime"
 	"sync"
@@ -28,6 +27,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	isnappy "github.com/arrowpq/arrowpq/internal/snappy"
+	"github.com/arrowpq/arrowpq/internal/uninit"
 	"github.com/arrowpq/arrowpq/metadata/format"
 )
 
