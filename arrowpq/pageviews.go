@@ -14,7 +14,7 @@ import (
 // buildPageViews builds a StringView or BinaryView array from views the
 // column reader decoded (column.Values.ViewMode; strings were checked as
 // they were decoded, leafReader.decodeValues): the dense views spread
-// over the slots (a null slot's view is zero), and the pages and
+// over the slots as fixed-width values (a null slot's view is zero), and the pages and
 // dictionaries the long values point into as the array's data buffers,
 // without a copy of any value. The column reader never reads into those
 // buffers again, so they are the batch's as much as new memory would be.
@@ -22,32 +22,18 @@ func buildPageViews(mem memory.Allocator, dt arrow.DataType, d *denseValues, s s
 	nv := len(d.Views) / 2
 	views := newUninitBuffer(mem, s.n*arrow.ViewHeaderSizeBytes)
 	out := arrow.Uint64Traits.CastFromBytes(views.Bytes())[:2*s.n]
-	if s.valid == nil || s.nullCount == 0 || nv == s.n {
-		copy(out, d.Views[:2*min(nv, s.n)])
-		clear(out[2*min(nv, s.n):])
-	} else {
-		spreadViews(out, d.Views[:2*nv], s.valid, s.n)
+	nv = min(nv, s.n)
+	copy(out, d.Views[:2*nv])
+	if s.bitmap() == nil {
+		clear(out[2*nv:]) // no slot past the values, unless a page lied
 	}
+	s.spreadInPlace(views.Bytes(), nv, arrow.ViewHeaderSizeBytes)
 	buffers := make([]*memory.Buffer, 2, 2+len(d.ViewBuffers))
 	buffers[0], buffers[1] = validBuf, views
 	for _, b := range d.ViewBuffers {
 		buffers = append(buffers, memory.NewBufferBytes(b))
 	}
 	return makeArray(dt, s, buffers...), nil
-}
-
-// spreadViews writes the dense views of the valid slots of bitmap valid
-// (n slots) to out, and zero views to the others.
-func spreadViews(out, dense []uint64, valid []byte, n int) {
-	k := 0
-	for i := 0; i < n; i++ {
-		if valid[i>>3]>>(i&7)&1 == 0 || k+1 >= len(dense) {
-			out[2*i], out[2*i+1] = 0, 0
-			continue
-		}
-		out[2*i], out[2*i+1] = dense[k], dense[k+1]
-		k += 2
-	}
 }
 
 // checkViewsUTF8 checks that the values of views are UTF-8, as Arrow
