@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/arrowpq/arrowpq/internal/racedetect"
 )
 
 // allocTestFile writes, with pqarrow (dictionary on, SNAPPY, row groups of
@@ -81,6 +83,7 @@ func allocTestData(t testing.TB, rows int) ([]byte, arrow.RecordBatch) {
 // of this file hold up to ~100K levels); every batch size reads the
 // written rows.
 func TestRecordPiecesAcrossBatches(t *testing.T) {
+	racedetect.SkipSequential(t, "reads on one goroutine")
 	file, want := allocTestData(t, 100_000)
 	defer want.Release()
 	for _, batch := range []int{0, 1, 777, 5000, 40_000, 100_000} {
@@ -171,6 +174,7 @@ func dataBytes(d arrow.ArrayData) int64 {
 // offsets sized from the footer; 1.75 before), so a regression of 2.5 MB
 // (of 42) fails.
 func TestReadAllocationsPerArrowByte(t *testing.T) {
+	racedetect.SkipSequential(t, "counts the plain build's allocations")
 	file := allocTestFile(t, 256<<10)
 	opts := &ReadOptions{Parallelism: 1}
 	readAllocs(t, file, opts, nil) // warm up: lazily built tables
@@ -200,6 +204,7 @@ func checkAllocRatio(t *testing.T, what string, alloc, arrowBytes int64, limit f
 // before the values scratch and assemblers were handed on; on two
 // goroutines a sync.Pool handed them on or not at random).
 func TestSteadyReadAllocations(t *testing.T) {
+	racedetect.SkipSequential(t, "counts the plain build's allocations")
 	file := allocTestFile(t, 256<<10)
 	for _, par := range []int{1, 2} {
 		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) {
@@ -227,6 +232,7 @@ func TestSteadyReadAllocations(t *testing.T) {
 // decode into scratch as before round 4; a trusted count would have
 // asked for exabytes).
 func TestHostileValueCountsAllocateNothing(t *testing.T) {
+	racedetect.SkipSequential(t, "counts the plain build's allocations")
 	file := allocTestFile(t, 64<<10)
 	opts := &ReadOptions{Parallelism: 1}
 	readAllocs(t, file, opts, nil)

@@ -17,6 +17,7 @@ import (
 	"github.com/arrowpq/arrowpq/metadata"
 	"github.com/arrowpq/arrowpq/pagecodec"
 
+	"github.com/arrowpq/arrowpq/internal/racedetect"
 	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
@@ -121,6 +122,7 @@ func TestRepetitiveDictionaryStrings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 128 MiB")
 	}
+	racedetect.SkipSequential(t, "one column, read on one goroutine")
 	const rows = 64 << 10
 	long := strings.Repeat("0123456789abcdef", 128)
 	b := array.NewStringBuilder(memory.DefaultAllocator)

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/arrowpq/arrowpq/arrowpq"
+	"github.com/arrowpq/arrowpq/internal/racedetect"
 )
 
 // flatRecord is a lineitem-like table: integers, decimals, dates and
@@ -161,7 +162,9 @@ func TestParallelMatchesSerial(t *testing.T) {
 			if got := bytes.Join(serial, nil); !bytes.Equal(got, want) {
 				t.Fatalf("%s: batch size %d: the serial read differs from the rows written", f.name, bs)
 			}
-			for _, par := range []int{2, 3, 8} {
+			// Under the race detector 2 and 8 (fewer and more goroutines
+			// than cores); the plain run reads with 3 too.
+			for _, par := range racedetect.Sample([]int{2, 3, 8}, 2) {
 				got, err := readBatches(t, bytes.NewReader(f.data), int64(len(f.data)), arrowpq.ReadOptions{BatchSize: bs, Parallelism: par})
 				if err != nil {
 					t.Fatalf("%s: batch size %d, parallelism %d: %v", f.name, bs, par, err)
@@ -403,7 +406,7 @@ func TestParallelReadErrorFirstPiece(t *testing.T) {
 		t.Fatalf("chunk of %d bytes (%v), want several MiB", n, err)
 	}
 	src := &failingReaderAt{r: bytes.NewReader(data), from: off, to: off + 1}
-	for _, par := range []int{2, 3} {
+	for _, par := range racedetect.Sample([]int{2, 3}, 2) { // 2 under the race detector
 		done := make(chan error, 1)
 		go func() {
 			_, err := readBatches(t, src, int64(len(data)), arrowpq.ReadOptions{Parallelism: par})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/arrowpq/arrowpq/arrowpq"
 	"github.com/arrowpq/arrowpq/benchmarks"
+	"github.com/arrowpq/arrowpq/internal/racedetect"
 	"github.com/arrowpq/arrowpq/internal/testshared"
 )
 
@@ -342,6 +343,9 @@ func TestUninitBuffersWritten(t *testing.T) {
 		}
 		for _, o := range sets {
 			t.Run(f.name+"/"+o.name, func(t *testing.T) {
+				if o.opts.Parallelism == 1 {
+					racedetect.SkipSequential(t, "reads on one goroutine")
+				}
 				zero, zerr := read(t, f.data, o.opts, 0)
 				defer releaseAll(zero)
 				p1, err1 := read(t, f.data, o.opts, 0xA5)

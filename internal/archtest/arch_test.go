@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/localfile":    {},
 	"internal/lifo":         {},
 	"internal/uninit":       {},
+	"internal/racedetect":   {},
 	"objstore":              {"internal/localfile"},
 	"levels":                {"internal/bitpack"},
 	"pagecodec":             {"metadata", "metadata/format", "internal/bitpack", "internal/snappy", "internal/uninit"},
@@ -51,7 +52,7 @@ var allowed = map[string][]string{
 // for tests (shared corpora, the oracle engines, codec harnesses, forged
 // files). No product package may import them (they are absent from
 // allowed's lists, except where a helper builds on another).
-var testHelpers = []string{"internal/testshared", "internal/oracle", "internal/codectest", "internal/forge", "internal/faultproxy", "internal/miniotest"}
+var testHelpers = []string{"internal/testshared", "internal/racedetect", "internal/oracle", "internal/codectest", "internal/forge", "internal/faultproxy", "internal/miniotest"}
 
 // testAlsoAllowed lists test imports beyond a package's own list and the
 // helpers, each with its reason.
