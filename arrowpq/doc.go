@@ -36,9 +36,17 @@
 // package: after each collection the runtime returns free pages to the
 // operating system, and later batches fault them back in. On the 2-core
 // Linux VMs of docs/performance.md that was 4–25% of a single-threaded
-// read's CPU time. A program that reads a lot can run with
+// read's CPU time, and up to a third of a read of long strings: a 4 KiB
+// fault cost 12–14 µs there, while memory the kernel backs with 2 MiB
+// pages was touched at 7–9 GB/s. Where the kernel's transparent huge page
+// policy is "always" the Go heap gets such pages; under "madvise" (the
+// default of many distributions) it gets none, as the runtime marks none
+// of its heap. A program that reads a lot can run with
 // GODEBUG=madvdontneed=0 (freed pages stay mapped until the kernel needs
-// them; RSS counts them meanwhile) or a larger GOGC, or read with
+// them; RSS counts them meanwhile) or a larger GOGC, can mark its heap's
+// mappings MADV_HUGEPAGE (the benchmarks' ARROWPQ_BENCH_THP does; the
+// kernel may then fill pages the runtime returned, so RSS can exceed what
+// the runtime accounts for), or read with
 // [ReadOptions.ReuseCollected] (batches reuse the memory of batches the
 // collector found unreachable: the same promise, about twice the peak
 // heap) or RecycleBuffers (its contract above).

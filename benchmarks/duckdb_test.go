@@ -384,6 +384,10 @@ type readResult struct {
 // (ReadOptions.Views), the layout of DuckDB's own string vectors.
 var duckViews bool
 
+// duckTHP has ourRead mark the heap MADV_HUGEPAGE before each read
+// (adviseHeapHuge), for ARROWPQ_BENCH_THP=1.
+var duckTHP bool
+
 // ourRead reads path once with arrowpq and returns the wall time, the
 // process CPU time, the bytes allocated, and the rows and Arrow bytes of
 // the batches.
@@ -393,6 +397,11 @@ func ourRead(tb testing.TB, path string, parallel, recycle bool) (wall, cpu time
 		opts.Parallelism = 0
 	}
 	runtime.GC()
+	if duckTHP {
+		if _, err := adviseHeapHuge(); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0, t0 := processCPU(), time.Now()
@@ -694,7 +703,10 @@ func BenchmarkDuckDBWrite(b *testing.B) {
 // ARROWPQ_BENCH_DUCKDB=1 (it takes minutes); ARROWPQ_BENCH_DUCKDB_ROUNDS
 // sets the rounds (default 5) and ARROWPQ_BENCH_DUCKDB_ONLY=read or write
 // runs one half; ARROWPQ_BENCH_DUCKDB_VIEWS=1 has arrowpq read strings
-// and binaries as views.
+// and binaries as views; ARROWPQ_BENCH_THP=1 marks the test binary's heap
+// MADV_HUGEPAGE before each of arrowpq's reads (adviseHeapHuge: what a read
+// costs where the kernel backs the Go heap with huge pages, as under the
+// "always" policy).
 //
 //	ARROWPQ_BENCH_DUCKDB=1 go test -run TestDuckDBTable -v -timeout 2h ./benchmarks
 func TestDuckDBTable(t *testing.T) {
@@ -712,7 +724,8 @@ func TestDuckDBTable(t *testing.T) {
 	}
 	only := os.Getenv("ARROWPQ_BENCH_DUCKDB_ONLY")
 	duckViews = os.Getenv("ARROWPQ_BENCH_DUCKDB_VIEWS") == "1"
-	defer func() { duckViews = false }()
+	duckTHP = os.Getenv("ARROWPQ_BENCH_THP") == "1"
+	defer func() { duckViews, duckTHP = false, false }()
 	var out strings.Builder
 	if duckViews {
 		out.WriteString("arrowpq reads strings and binaries as views (ReadOptions.Views, ARROWPQ_BENCH_DUCKDB_VIEWS=1). " +
@@ -724,8 +737,14 @@ func TestDuckDBTable(t *testing.T) {
 			n, machineScaling(n, false, 3), machineScaling(n, true, 3))
 	}
 	if c := freshPageCost(5); c > 0 {
-		fmt.Fprintf(&out, "A new page of memory costs %.2f µs to touch (the kernel's fault and zeroing, %.2f GB/s).\n\n",
-			float64(c)/1e3, float64(os.Getpagesize())/float64(c))
+		fmt.Fprintf(&out, "A new page of memory costs %.2f µs to touch (the kernel's fault and zeroing, %.2f GB/s)", float64(c)/1e3, float64(os.Getpagesize())/float64(c))
+		if rate := hugePageRate(5); rate > 0 {
+			fmt.Fprintf(&out, "; marked MADV_HUGEPAGE, new memory is touched at %.2f GB/s", rate/1e9)
+		}
+		fmt.Fprintf(&out, ". Transparent huge pages: %q.\n\n", thpMode())
+	}
+	if duckTHP {
+		out.WriteString("arrowpq's reads run with the heap marked MADV_HUGEPAGE (ARROWPQ_BENCH_THP=1).\n\n")
 	}
 	if only != "write" {
 		var results []readResult
