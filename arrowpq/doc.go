@@ -38,7 +38,7 @@
 // Linux VMs of docs/performance.md that was 4–25% of a single-threaded
 // read's CPU time, and up to a third of a read of long strings: a 4 KiB
 // fault cost 12–14 µs there, while memory the kernel backs with 2 MiB
-// pages was touched at 7–9 GB/s. Where the kernel's transparent huge page
+// pages was touched at about 7 GB/s. Where the kernel's transparent huge page
 // policy is "always" the Go heap gets such pages; under "madvise" (the
 // default of many distributions) it gets none, as the runtime marks none
 // of its heap. A program that reads a lot can run with

@@ -24,7 +24,10 @@ var filterFuzzFilters = []string{"id > 3000 AND id < 3100", "String = 'Hello'", 
 // FuzzFilteredRead mutates files with page indexes and reads them with a
 // filter and a row window: the page index, bloom filters and statistics
 // come from the hostile file, so pruning, sparse chunks and SkipRecords
-// must give data or an error, never a panic or a hang.
+// must give data or an error, never a panic or a hang. The filter byte's
+// top bits read strings as views (64) and lists as list views (128):
+// layouts that arrow-go's filter kernels lack, which FilterBatch copies
+// itself (filtercols.go).
 func FuzzFilteredRead(f *testing.F) {
 	testshared.Need(f, sharedTestdata)
 	var files [][]byte
@@ -38,13 +41,15 @@ func FuzzFilteredRead(f *testing.F) {
 	for i := range files {
 		f.Add(uint8(i), uint8(i), uint16(0), uint16(0xffff), []byte{})
 		f.Add(uint8(i), uint8(0), uint16(100), uint16(300), []byte{0, 0xff, 0xf0, 0x55, 1, 0xff, 0xf8, 0x00})
+		f.Add(uint8(i), uint8(192+i), uint16(0), uint16(0xffff), []byte{})
 	}
 	f.Fuzz(func(t *testing.T, file, filter uint8, lo, hi uint16, edits []byte) {
 		data := applyEdits(files[int(file)%len(files)], edits)
 		done := make(chan error, 1)
 		go func() {
 			opts := &arrowpq.ReadOptions{MaxPageSize: 4 << 20, BatchSize: 37, Parallelism: 1,
-				Rows: arrowpq.NewRowRanges(arrowpq.RowRange{Start: int64(lo), End: int64(hi)})}
+				Rows:  arrowpq.NewRowRanges(arrowpq.RowRange{Start: int64(lo), End: int64(hi)}),
+				Views: filter&64 != 0, ListViews: filter&128 != 0}
 			p, err := arrowpq.ParseFilter(filterFuzzFilters[int(filter)%len(filterFuzzFilters)])
 			if err != nil {
 				done <- err

@@ -40,8 +40,8 @@ func withSplit(t *testing.T, n int, fn func(t *testing.T)) {
 // groups of fewer batches than decoders, batches of one row). Every read
 // must return the serial read's batches and errors.
 func TestParallelSplit(t *testing.T) {
-	// Under the race detector two decoders: three add no goroutine that
-	// two lack, and the plain run reads with both.
+	// Under the race detector two decoders only: three take turns over a
+	// row group's batches the same way, and the plain run reads with both.
 	for _, n := range racedetect.Sample([]int{2, 3}, 2) {
 		for _, tc := range []struct {
 			name string

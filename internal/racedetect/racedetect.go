@@ -1,8 +1,8 @@
 // Package racedetect tells tests whether they run under the race
 // detector, so that a test whose work is sequential, or a sweep whose
 // concurrent part a smaller sample already runs, can leave the repetition
-// to the plain run. Under the detector a read costs five to ten times its
-// CPU, and CI runs both.
+// to the plain run. Under the detector a read takes several times its
+// plain CPU time, and CI runs both.
 package racedetect
 
 import "testing"
