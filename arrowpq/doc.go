@@ -44,9 +44,10 @@
 // of its heap. A program that reads a lot can run with
 // GODEBUG=madvdontneed=0 (freed pages stay mapped until the kernel needs
 // them; RSS counts them meanwhile) or a larger GOGC, can mark its heap's
-// mappings MADV_HUGEPAGE (the benchmarks' ARROWPQ_BENCH_THP does; the
-// kernel may then fill pages the runtime returned, so RSS can exceed what
-// the runtime accounts for), or read with
+// mappings MADV_HUGEPAGE (the benchmarks' ARROWPQ_BENCH_THP does; a fault
+// may then stall in the kernel's compaction, and the kernel may fill pages
+// the runtime returned, so RSS can exceed what the runtime accounts for),
+// or read with
 // [ReadOptions.ReuseCollected] (batches reuse the memory of batches the
 // collector found unreachable: the same promise, about twice the peak
 // heap) or RecycleBuffers (its contract above).

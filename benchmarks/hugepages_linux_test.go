@@ -23,7 +23,7 @@ const hugePageSize = 2 << 20
 // word of /sys/kernel/mm/transparent_hugepage/enabled: "always" backs all
 // anonymous memory with huge pages where it can (the Go heap included),
 // "madvise" only what a program marks MADV_HUGEPAGE (the Go runtime marks
-// none of its heap since Go 1.21.1), "never" none.
+// none of its heap since Go 1.21.4), "never" none.
 func thpMode() string {
 	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil {
@@ -44,10 +44,11 @@ func thpMode() string {
 //
 // For the benchmarks only (ARROWPQ_BENCH_THP=1): it shows what a read costs
 // where the heap is backed by huge pages. The library does not do it: the
-// policy is the program's, and with the runtime's scavenger returning
-// memory in pieces smaller than a huge page, khugepaged can fill those
-// pieces again behind the runtime's back (the reason Go stopped marking
-// its heap).
+// policy is the program's, and it has two costs the Go runtime stopped
+// marking its heap for (golang/go#61718, #64332): under common kernel
+// settings a fault on marked memory may stall in direct compaction, and
+// khugepaged can fill the holes the scavenger returned, so RSS grows past
+// what the runtime accounts for.
 func adviseHeapHuge() (int64, error) {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
