@@ -14,10 +14,11 @@ import (
 // buildPageViews builds a StringView or BinaryView array from views the
 // column reader decoded (column.Values.ViewMode; strings were checked as
 // they were decoded, leafReader.decodeValues): the dense views spread
-// over the slots as fixed-width values (a null slot's view is zero), and the pages and
-// dictionaries the long values point into as the array's data buffers,
-// without a copy of any value. The column reader never reads into those
-// buffers again, so they are the batch's as much as new memory would be.
+// over the slots as fixed-width values (a null slot's view is zero), and
+// the pages and dictionaries the long values point into as the array's
+// data buffers, without a copy of any value. The column reader never
+// reads into those buffers again, so they are the batch's as much as new
+// memory would be.
 func buildPageViews(mem memory.Allocator, dt arrow.DataType, d *denseValues, s slots, validBuf *memory.Buffer) (arrow.Array, error) {
 	nv := len(d.Views) / 2
 	views := newUninitBuffer(mem, s.n*arrow.ViewHeaderSizeBytes)

@@ -26,6 +26,14 @@ func processCPU() time.Duration {
 // the runtime gave back to the kernel comes back this way.
 func freshPageCost(rounds int) time.Duration {
 	const size = 64 << 20
+	d := touchNewMemory(rounds, size, nil)
+	return d / time.Duration(size/syscall.Getpagesize())
+}
+
+// touchNewMemory returns the median over rounds of the time to map size
+// bytes of anonymous memory, have advise (when not nil) mark them, write
+// a byte of each page and unmap them; zero when mapping or advise fails.
+func touchNewMemory(rounds, size int, advise func([]byte) bool) time.Duration {
 	page := syscall.Getpagesize()
 	var got []time.Duration
 	for range rounds {
@@ -34,12 +42,16 @@ func freshPageCost(rounds int) time.Duration {
 		if err != nil {
 			return 0
 		}
+		if advise != nil && !advise(b) {
+			syscall.Munmap(b)
+			return 0
+		}
 		for i := 0; i < size; i += page {
 			b[i] = 1
 		}
 		elapsed := time.Since(start)
 		syscall.Munmap(b)
-		got = append(got, elapsed/time.Duration(size/page))
+		got = append(got, elapsed)
 	}
 	slices.Sort(got)
 	return got[len(got)/2]

@@ -7,11 +7,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 )
 
@@ -87,29 +85,16 @@ func adviseHeapHuge() (int64, error) {
 // mapping 64 MiB plus a huge page, marking it, writing a byte of each
 // small page and unmapping it. Zero when marking fails.
 func hugePageRate(rounds int) float64 {
-	const size = 64 << 20
-	page := syscall.Getpagesize()
-	var got []float64
-	for range rounds {
-		start := time.Now()
-		b, err := syscall.Mmap(-1, 0, size+hugePageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-		if err != nil {
-			return 0
-		}
+	const size = 64<<20 + hugePageSize
+	d := touchNewMemory(rounds, size, func(b []byte) bool {
 		lo := (uintptr(unsafe.Pointer(&b[0])) + hugePageSize - 1) &^ (hugePageSize - 1)
-		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, lo, size, syscall.MADV_HUGEPAGE); e != 0 {
-			syscall.Munmap(b)
-			return 0
-		}
-		for i := 0; i < len(b); i += page {
-			b[i] = 1
-		}
-		elapsed := time.Since(start)
-		syscall.Munmap(b)
-		got = append(got, float64(len(b))/elapsed.Seconds())
+		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, lo, size-hugePageSize, syscall.MADV_HUGEPAGE)
+		return e == 0
+	})
+	if d <= 0 {
+		return 0
 	}
-	slices.Sort(got)
-	return got[len(got)/2]
+	return size / d.Seconds()
 }
 
 // TestAdviseHeapHuge: after adviseHeapHuge, the kernel reports the
